@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
+# Installs the Debian 12 packages that gelu's build, tests, benchmarks, figures and Python layer need.
+# Idempotent: packages already installed are skipped, and apt-get runs only when something is missing.
+set -euo pipefail
+
+packages=(
+  build-essential cmake ninja-build pkg-config clang
+  libhwy-dev libgtest-dev libgmock-dev libbenchmark-dev libmpfr-dev libgmp-dev
+  libcli11-dev libfmt-dev libdnnl-dev
+  sollya
+  python3-numpy python3-torch python3-pytest python3-matplotlib python3-pybind11 pybind11-dev
+  python3-mpmath python3-dev
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
+done
+if ((${#missing[@]} == 0)); then
+  echo "install_deps: all ${#packages[@]} packages present"
+  exit 0
+fi
+echo "install_deps: installing ${missing[*]}"
+sudo_cmd=()
+[[ $(id -u) -eq 0 ]] || sudo_cmd=(sudo)
+export DEBIAN_FRONTEND=noninteractive
+"${sudo_cmd[@]}" apt-get update -q
+"${sudo_cmd[@]}" apt-get install -y -q --no-install-recommends "${missing[@]}"
