@@ -1,0 +1,356 @@
+// SPDX-License-Identifier: Apache-2.0
+// Google Benchmark suite for the public C API, with its floors and peers in the same run, so that ratios hold
+// on a shared, noisy machine (docs/BENCHMARKS.md builds its tables from this output).
+//
+// Names, one field per '/', so a table is a split away (Google Benchmark appends "/real_time" to threaded runs):
+//   <impl>/<op>/<dtype>/<form>/<dist>/<threads>/<n>
+//     impl     gelu (this library, C API) | naive (scalar libm loop) | onednn (eltwise_gelu_erf/_tanh, f32)
+//              | copy (memcpy of the same bytes: the memory floor)
+//     op       fwd | bwd | copy          dtype  f32 | f64
+//     form     none | tanh | sigmoid     (oneDNN: none = eltwise_gelu_erf, tanh = eltwise_gelu_tanh; copy: -)
+//     dist     normal = N(0,1), what transformer pre-activations look like; uniform = U[-10,10], tail-heavy
+//              (XNNPACK bench/utils.h); copy: -
+//     threads  t1 (gelu_set_num_threads(1), omp_set_num_threads(1)) | tall (0 = every hardware thread)
+//     n        elements: 4096, 65536, 1048576, 16777216
+//   BM_GeluF32/<HighwayTarget>/<n>: fp32 forward none, N(0,1), 1 thread, forced to each target this CPU supports
+//     (hwy::SetSupportedTargetsForTest; the label shows the target gelu_simd_target() reports).
+// Counters (Counter::kIsRate): elements/s and bytes/s, bytes = read + written (forward 2n, backward 3n values).
+#include <omp.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <functional>
+#include <map>
+#include <random>
+#include <string>
+#include <thread>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "benchmark/benchmark.h"
+#include "gelu/gelu.h"
+#include "hwy/aligned_allocator.h"
+#include "hwy/targets.h"
+
+#if GELU_BENCH_ONEDNN
+#include "oneapi/dnnl/dnnl.hpp"
+#endif
+
+namespace {
+
+constexpr size_t kSizes[] = {size_t{4} << 10, size_t{64} << 10, size_t{1} << 20, size_t{16} << 20};
+constexpr size_t kMaxSize = size_t{16} << 20;
+
+enum class Dist { kNormal, kUniform };
+enum class Threads { kOne, kAll };
+enum class Op { kForward, kBackward };
+
+const char* DistName(Dist d) { return d == Dist::kNormal ? "normal" : "uniform"; }
+const char* ThreadsName(Threads t) { return t == Threads::kOne ? "t1" : "tall"; }
+const char* OpName(Op op) { return op == Op::kForward ? "fwd" : "bwd"; }
+const char* FormName(gelu_approximate a) {
+  switch (a) {
+    case GELU_APPROXIMATE_NONE: return "none";
+    case GELU_APPROXIMATE_TANH: return "tanh";
+    case GELU_APPROXIMATE_SIGMOID: return "sigmoid";
+  }
+  return "?";
+}
+template <typename T>
+const char* TypeName() {
+  return sizeof(T) == 4 ? "f32" : "f64";
+}
+
+// "All threads" is what gelu_set_num_threads(0) means: every hardware thread.
+int AllThreads() { return std::max(1, static_cast<int>(std::thread::hardware_concurrency())); }
+int ThreadCount(Threads t) { return t == Threads::kOne ? 1 : AllThreads(); }
+
+// Both the library (gelu_set_num_threads) and the OpenMP users in this file (oneDNN's OMP runtime, the threaded
+// copy and naive loops) are told the thread count before each run, so no setting leaks between benchmarks.
+void SetThreads(Threads t) {
+  gelu_set_num_threads(t == Threads::kOne ? 1 : 0);
+  omp_set_num_threads(ThreadCount(t));
+}
+
+// Fixed-seed inputs of the largest size, generated once; smaller sizes use a prefix (same distribution), so the
+// in-cache sizes stay hot across iterations as they would inside a layer. f32 arrays are the f64 values rounded,
+// so both precisions see the same numbers. Outputs are allocated and touched once, so no run pays page faults.
+template <typename T>
+struct Arrays {
+  hwy::AlignedFreeUniquePtr<T[]> normal, uniform, grad, out;
+};
+
+template <typename T>
+Arrays<T>& Data() {
+  static Arrays<T> a = [] {
+    Arrays<T> r;
+    r.normal = hwy::AllocateAligned<T>(kMaxSize);
+    r.uniform = hwy::AllocateAligned<T>(kMaxSize);
+    r.grad = hwy::AllocateAligned<T>(kMaxSize);
+    r.out = hwy::AllocateAligned<T>(kMaxSize);
+    std::mt19937_64 rng(20261129);  // fixed seed: every run measures the same inputs
+    std::normal_distribution<double> normal(0.0, 1.0);
+    std::uniform_real_distribution<double> uniform(-10.0, 10.0);
+    for (size_t i = 0; i < kMaxSize; ++i) r.normal[i] = static_cast<T>(normal(rng));
+    for (size_t i = 0; i < kMaxSize; ++i) r.uniform[i] = static_cast<T>(uniform(rng));
+    // grad_out ~ N(0,1): no zeros, subnormals or infinities that could take a special path.
+    for (size_t i = 0; i < kMaxSize; ++i) r.grad[i] = static_cast<T>(normal(rng));
+    std::memset(r.out.get(), 0, kMaxSize * sizeof(T));
+    return r;
+  }();
+  return a;
+}
+
+template <typename T>
+const T* Input(Dist d) {
+  return d == Dist::kNormal ? Data<T>().normal.get() : Data<T>().uniform.get();
+}
+
+void SetCounters(benchmark::State& state, size_t n, size_t bytes_per_iteration) {
+  const double iters = static_cast<double>(state.iterations());
+  state.counters["elements"] = benchmark::Counter(iters * static_cast<double>(n), benchmark::Counter::kIsRate);
+  state.counters["bytes"] =
+      benchmark::Counter(iters * static_cast<double>(bytes_per_iteration), benchmark::Counter::kIsRate);
+}
+
+// Splits [0, n) over `threads` threads in contiguous blocks of whole 4 KiB chunks, the way a static OpenMP
+// schedule over chunks does; used for the threaded copy and naive loops so they split as the library does.
+template <typename F>
+void ParallelBlocks(size_t n, size_t elem_size, int threads, const F& fn) {
+  if (threads <= 1) {
+    fn(size_t{0}, n);
+    return;
+  }
+  const size_t chunk = std::max<size_t>(1, 4096 / elem_size);
+  const size_t chunks = (n + chunk - 1) / chunk;
+#pragma omp parallel num_threads(threads)
+  {
+    const size_t t = static_cast<size_t>(omp_get_thread_num());
+    const size_t nt = static_cast<size_t>(omp_get_num_threads());
+    const size_t c0 = chunks * t / nt, c1 = chunks * (t + 1) / nt;
+    const size_t begin = std::min(n, c0 * chunk), end = std::min(n, c1 * chunk);
+    if (begin < end) fn(begin, end);
+  }
+}
+
+// ---------------------------------------------------------------------------------------------- this library
+
+gelu_status Forward(const float* x, float* y, size_t n, gelu_approximate a) { return gelu_forward_f32(x, y, n, a); }
+gelu_status Forward(const double* x, double* y, size_t n, gelu_approximate a) { return gelu_forward_f64(x, y, n, a); }
+gelu_status Backward(const float* g, const float* x, float* gi, size_t n, gelu_approximate a) {
+  return gelu_backward_f32(g, x, gi, n, a);
+}
+gelu_status Backward(const double* g, const double* x, double* gi, size_t n, gelu_approximate a) {
+  return gelu_backward_f64(g, x, gi, n, a);
+}
+
+template <typename T>
+void BM_Gelu(benchmark::State& state, Op op, gelu_approximate form, Dist dist, Threads threads, size_t n) {
+  SetThreads(threads);
+  const T* x = Input<T>(dist);
+  const T* g = Data<T>().grad.get();
+  T* y = Data<T>().out.get();
+  gelu_status status = GELU_OK;
+  for (auto _ : state) {
+    status = op == Op::kForward ? Forward(x, y, n, form) : Backward(g, x, y, n, form);
+    benchmark::DoNotOptimize(y);
+    benchmark::ClobberMemory();
+  }
+  if (status != GELU_OK) state.SkipWithError(gelu_status_string(status));
+  state.SetLabel(gelu_simd_target());
+  SetCounters(state, n, (op == Op::kForward ? 2 : 3) * n * sizeof(T));
+}
+
+// Forced Highway target: the library dispatches through the process-wide hwy::ChosenTarget, which
+// SetSupportedTargetsForTest re-points; gelu_simd_target() then must name the forced target.
+void BM_GeluF32Target(benchmark::State& state, int64_t target) {
+  const size_t n = static_cast<size_t>(state.range(0));
+  hwy::SetSupportedTargetsForTest(target);
+  SetThreads(Threads::kOne);
+  const float* x = Input<float>(Dist::kNormal);
+  float* y = Data<float>().out.get();
+  gelu_status status = gelu_forward_f32(x, y, n, GELU_APPROXIMATE_NONE);  // also makes the dispatch settle
+  const std::string chosen = gelu_simd_target();
+  for (auto _ : state) {
+    status = gelu_forward_f32(x, y, n, GELU_APPROXIMATE_NONE);
+    benchmark::DoNotOptimize(y);
+    benchmark::ClobberMemory();
+  }
+  hwy::SetSupportedTargetsForTest(0);  // back to the CPU's own set for the benchmarks that follow
+  if (status != GELU_OK) state.SkipWithError(gelu_status_string(status));
+  if (chosen != hwy::TargetName(target)) {
+    state.SkipWithError(("gelu_simd_target() is " + chosen + ", not the forced target").c_str());
+  }
+  state.SetLabel(chosen);
+  SetCounters(state, n, 2 * n * sizeof(float));
+}
+
+// ------------------------------------------------------------------------------------------- floors, baselines
+
+template <typename T>
+void BM_Copy(benchmark::State& state, Threads threads, size_t n) {
+  SetThreads(threads);
+  const T* x = Input<T>(Dist::kNormal);
+  T* y = Data<T>().out.get();
+  const int nt = ThreadCount(threads);
+  for (auto _ : state) {
+    ParallelBlocks(n, sizeof(T), nt, [&](size_t b, size_t e) { std::memcpy(y + b, x + b, (e - b) * sizeof(T)); });
+    benchmark::DoNotOptimize(y);
+    benchmark::ClobberMemory();
+  }
+  SetCounters(state, n, 2 * n * sizeof(T));
+}
+
+// The textbook formula a user writes first: scalar libm, 1+erf (which loses the negative tail). Its backward
+// twin is Phi(x) + x*phi(x) written the same way.
+inline float NaiveF(float x) { return 0.5f * x * (1.0f + std::erf(x * static_cast<float>(M_SQRT1_2))); }
+inline double NaiveF(double x) { return 0.5 * x * (1.0 + std::erf(x * M_SQRT1_2)); }
+inline float NaiveD(float x) {
+  constexpr float kInvSqrt2Pi = 0.3989422804014327f;
+  return 0.5f * (1.0f + std::erf(x * static_cast<float>(M_SQRT1_2))) + x * kInvSqrt2Pi * std::exp(-0.5f * x * x);
+}
+inline double NaiveD(double x) {
+  constexpr double kInvSqrt2Pi = 0.3989422804014327;
+  return 0.5 * (1.0 + std::erf(x * M_SQRT1_2)) + x * kInvSqrt2Pi * std::exp(-0.5 * x * x);
+}
+
+template <typename T>
+void BM_Naive(benchmark::State& state, Op op, Dist dist, Threads threads, size_t n) {
+  SetThreads(threads);
+  const T* x = Input<T>(dist);
+  const T* g = Data<T>().grad.get();
+  T* y = Data<T>().out.get();
+  const int nt = ThreadCount(threads);
+  for (auto _ : state) {
+    if (op == Op::kForward) {
+      ParallelBlocks(n, sizeof(T), nt, [&](size_t b, size_t e) {
+        for (size_t i = b; i < e; ++i) y[i] = NaiveF(x[i]);
+      });
+    } else {
+      ParallelBlocks(n, sizeof(T), nt, [&](size_t b, size_t e) {
+        for (size_t i = b; i < e; ++i) y[i] = g[i] * NaiveD(x[i]);
+      });
+    }
+    benchmark::DoNotOptimize(y);
+    benchmark::ClobberMemory();
+  }
+  SetCounters(state, n, (op == Op::kForward ? 2 : 3) * n * sizeof(T));
+}
+
+// ------------------------------------------------------------------------------------------------------ oneDNN
+
+#if GELU_BENCH_ONEDNN
+// oneDNN's eltwise primitive on a 1-D f32 tensor wrapping our arrays (no copies). Its OpenMP runtime takes the
+// thread count from omp_get_max_threads(), which SetThreads fixed. Primitive creation (JIT) is outside the loop.
+void BM_OneDnn(benchmark::State& state, Op op, gelu_approximate form, Dist dist, Threads threads, size_t n) {
+  SetThreads(threads);
+  using dnnl::memory;
+  const dnnl::algorithm alg =
+      form == GELU_APPROXIMATE_NONE ? dnnl::algorithm::eltwise_gelu_erf : dnnl::algorithm::eltwise_gelu_tanh;
+  dnnl::engine eng(dnnl::engine::kind::cpu, 0);
+  dnnl::stream strm(eng);
+  const memory::desc md({static_cast<memory::dim>(n)}, memory::data_type::f32, memory::format_tag::a);
+  memory src(md, eng, const_cast<float*>(Input<float>(dist)));
+  memory grad(md, eng, Data<float>().grad.get());
+  memory out(md, eng, Data<float>().out.get());
+  const auto prop = op == Op::kForward ? dnnl::prop_kind::forward_inference : dnnl::prop_kind::forward_training;
+  const dnnl::eltwise_forward::primitive_desc fwd_pd(dnnl::eltwise_forward::desc(prop, alg, md, 0.f, 0.f), eng);
+  dnnl::primitive prim;
+  std::unordered_map<int, memory> args;
+  std::string impl;
+  if (op == Op::kForward) {
+    prim = dnnl::eltwise_forward(fwd_pd);
+    args = {{DNNL_ARG_SRC, src}, {DNNL_ARG_DST, out}};
+    impl = fwd_pd.impl_info_str();
+  } else {
+    const dnnl::eltwise_backward::primitive_desc bwd_pd(dnnl::eltwise_backward::desc(alg, md, md, 0.f, 0.f), eng,
+                                                        fwd_pd);
+    prim = dnnl::eltwise_backward(bwd_pd);
+    args = {{DNNL_ARG_SRC, src}, {DNNL_ARG_DIFF_DST, grad}, {DNNL_ARG_DIFF_SRC, out}};
+    impl = bwd_pd.impl_info_str();
+  }
+  for (auto _ : state) {
+    prim.execute(strm, args);
+    strm.wait();
+    benchmark::ClobberMemory();
+  }
+  state.SetLabel(impl);
+  SetCounters(state, n, (op == Op::kForward ? 2 : 3) * n * sizeof(float));
+}
+#endif
+
+// ------------------------------------------------------------------------------------------------ registration
+
+std::string Name(const char* impl, const char* op, const char* dtype, const char* form, const char* dist,
+                 Threads threads, size_t n) {
+  return std::string(impl) + "/" + op + "/" + dtype + "/" + form + "/" + dist + "/" + ThreadsName(threads) + "/" +
+         std::to_string(n);
+}
+
+// Threaded runs are timed by the wall clock: CPU time would count only the calling thread.
+void Finish(benchmark::internal::Benchmark* b, Threads threads) {
+  if (threads == Threads::kAll) b->UseRealTime();
+}
+
+template <typename T>
+void RegisterType() {
+  constexpr gelu_approximate kForms[] = {GELU_APPROXIMATE_NONE, GELU_APPROXIMATE_TANH, GELU_APPROXIMATE_SIGMOID};
+  // Grouped by (threads, size) so that each function runs right beside its copy floor and its peers.
+  for (const Threads threads : {Threads::kOne, Threads::kAll}) {
+    for (const size_t n : kSizes) {
+      Finish(benchmark::RegisterBenchmark(Name("copy", "copy", TypeName<T>(), "-", "-", threads, n).c_str(),
+                                          [=](benchmark::State& s) { BM_Copy<T>(s, threads, n); }),
+             threads);
+      for (const Dist dist : {Dist::kNormal, Dist::kUniform}) {
+        for (const Op op : {Op::kForward, Op::kBackward}) {
+          for (const gelu_approximate form : kForms) {
+            Finish(benchmark::RegisterBenchmark(
+                       Name("gelu", OpName(op), TypeName<T>(), FormName(form), DistName(dist), threads, n).c_str(),
+                       [=](benchmark::State& s) { BM_Gelu<T>(s, op, form, dist, threads, n); }),
+                   threads);
+#if GELU_BENCH_ONEDNN
+            if (sizeof(T) == 4 && form != GELU_APPROXIMATE_SIGMOID) {
+              Finish(benchmark::RegisterBenchmark(
+                         Name("onednn", OpName(op), "f32", FormName(form), DistName(dist), threads, n).c_str(),
+                         [=](benchmark::State& s) { BM_OneDnn(s, op, form, dist, threads, n); }),
+                     threads);
+            }
+#endif
+          }
+          Finish(benchmark::RegisterBenchmark(
+                     Name("naive", OpName(op), TypeName<T>(), "none", DistName(dist), threads, n).c_str(),
+                     [=](benchmark::State& s) { BM_Naive<T>(s, op, dist, threads, n); }),
+                 threads);
+        }
+      }
+    }
+  }
+}
+
+void RegisterTargets() {
+  for (const int64_t target : hwy::SupportedAndGeneratedTargets()) {
+    auto* b = benchmark::RegisterBenchmark((std::string("BM_GeluF32/") + hwy::TargetName(target)).c_str(),
+                                          [=](benchmark::State& s) { BM_GeluF32Target(s, target); });
+    for (const size_t n : kSizes) b->Arg(static_cast<int64_t>(n));
+  }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  RegisterTargets();
+  RegisterType<float>();
+  RegisterType<double>();
+  benchmark::Initialize(&argc, argv);
+  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
+  benchmark::AddCustomContext("gelu_simd_target", gelu_simd_target());
+  benchmark::AddCustomContext("hardware_threads", std::to_string(AllThreads()));
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  return 0;
+}
