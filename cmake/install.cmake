@@ -1,0 +1,26 @@
+# SPDX-License-Identifier: Apache-2.0
+# Install rules: headers, libgelu, a CMake package (find_package(gelu CONFIG) -> gelu::gelu) and gelu.pc.
+include(CMakePackageConfigHelpers)
+
+install(TARGETS gelu EXPORT gelu-targets
+  LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
+  ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
+  RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+install(DIRECTORY include/gelu DESTINATION ${CMAKE_INSTALL_INCLUDEDIR} FILES_MATCHING PATTERN "*.h" PATTERN "*.hpp")
+install(EXPORT gelu-targets NAMESPACE gelu:: DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/gelu)
+
+configure_package_config_file(${PROJECT_SOURCE_DIR}/cmake/gelu-config.cmake.in
+  ${PROJECT_BINARY_DIR}/gelu-config.cmake INSTALL_DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/gelu)
+write_basic_package_version_file(${PROJECT_BINARY_DIR}/gelu-config-version.cmake
+  VERSION ${PROJECT_VERSION} COMPATIBILITY SameMajorVersion)
+install(FILES ${PROJECT_BINARY_DIR}/gelu-config.cmake ${PROJECT_BINARY_DIR}/gelu-config-version.cmake
+  DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/gelu)
+
+# pkg-config: a static libgelu also needs Highway and OpenMP at link time.
+if(BUILD_SHARED_LIBS)
+  set(GELU_PC_PRIVATE_LIBS "")
+else()
+  set(GELU_PC_PRIVATE_LIBS "-lhwy -fopenmp")
+endif()
+configure_file(${PROJECT_SOURCE_DIR}/cmake/gelu.pc.in ${PROJECT_BINARY_DIR}/gelu.pc @ONLY)
+install(FILES ${PROJECT_BINARY_DIR}/gelu.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)

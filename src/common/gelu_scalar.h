@@ -1,0 +1,136 @@
+// SPDX-License-Identifier: Apache-2.0
+// Scalar GELU for float32 inputs, evaluated in double: one source for the host (tests, odd sizes) and the
+// CUDA kernels (__host__ __device__). The SIMD kernels in src/cpu/gelu-inl.h perform the same operations in
+// the same order with explicit FMAs, so on targets with FMA they return the same bits (tested).
+//
+// GeluF32<form>(x): float32 -> float32 through double.
+//   Domain:     all float32.
+//   Max error:  exact form <= 1 ULP of the true GELU (measured max: docs/ACCURACY.md); tanh, sigmoid forms
+//               <= 2 ULP of their own formula; derivatives <= 2 ULP (absolute 2^-24 where |f'| < 2^-8 near
+//               the root). All 2^32 inputs, tests/gelu_exhaustive_test.cc.
+//   Method:     everything in double, rounded to float once at the end, so the float result carries at most
+//               0.5 ULP + (double-side relative error) * 2^24 ULP. The double-side error is dominated by the
+//               fitted approximations (G: 2^-35.2, exp: 2^-45.7; rounding of ~30 double operations adds
+//               < 2^-47), i.e. < 2^-11 ULP of float: the final result is within 0.5005 ULP.
+//               Exact form:   t = |x|, Phi(-t) = exp(-t^2/2) * tau * G(tau), tau = 4/(4+t);
+//                             Phi(x) = Phi(-t) for x < 0 (relative accuracy kept in the tail, no 1+erf),
+//                             1 - Phi(-t) for x >= 0 (well conditioned: Phi >= 1/2).
+//                             t^2 is exact in double (24-bit mantissa squared), so exp's argument is exact.
+//               Sigmoid forms: f(x) = x * sigmoid(z), sigmoid(z) = 1/(1+e) or e/(1+e), e = exp(-|z|),
+//                             z = 2*sqrt(2/pi)*(x + 0.044715 x^3) (tanh form, since (1+tanh u)/2 = sigmoid(2u))
+//                             or z = 1.702 x; never 1 + tanh.
+//   Special:    GELU(+-0) = +-0, GELU(+inf) = +inf, GELU(-inf) = -0, NaN -> NaN; f'(-inf) = 0, f'(+inf) = 1.
+#ifndef GELU_SRC_COMMON_GELU_SCALAR_H_
+#define GELU_SRC_COMMON_GELU_SCALAR_H_
+
+#include <cstdint>
+#include <cstring>
+
+#include "src/common/coefficients.h"
+
+#if defined(__CUDACC__)
+#define GELU_HD __host__ __device__ __forceinline__
+#include <cuda/std/cmath>
+#else
+#define GELU_HD inline
+#include <cmath>
+#endif
+
+namespace gelu::common {
+
+GELU_HD double Fma(double a, double b, double c) {
+#if defined(__CUDA_ARCH__)
+  return __fma_rn(a, b, c);
+#else
+  return std::fma(a, b, c);
+#endif
+}
+
+GELU_HD double BitsToDouble(uint64_t bits) {
+#if defined(__CUDA_ARCH__)
+  return __longlong_as_double(static_cast<long long>(bits));
+#else
+  double d;
+  std::memcpy(&d, &bits, sizeof d);
+  return d;
+#endif
+}
+GELU_HD uint64_t DoubleToBits(double d) {
+#if defined(__CUDA_ARCH__)
+  return static_cast<uint64_t>(__double_as_longlong(d));
+#else
+  uint64_t bits;
+  std::memcpy(&bits, &d, sizeof bits);
+  return bits;
+#endif
+}
+
+// exp(z) for z in [-121, 0] (the callers clamp), relative error < 2^-45.
+// k = round(z / ln2) through the shifter (exact: |z/ln2| < 2^8), r = z - k ln2 in two FMAs (Cody-Waite;
+// k*kLn2Hi exact), exp(r) by the degree-9 polynomial, times 2^k built from the shifter's bits.
+GELU_HD double ExpNegBounded(double z) {
+  const double kd = Fma(z, kLog2e, kRoundShifter);
+  const double k = kd - kRoundShifter;
+  double r = Fma(k, -kLn2Hi, z);
+  r = Fma(k, -kLn2Lo, r);
+  double p = kExpPoly[kExpDegree];
+  for (int i = kExpDegree - 1; i >= 0; --i) p = Fma(p, r, kExpPoly[i]);
+  const double scale = BitsToDouble(DoubleToBits(kd) << 52);
+  return p * scale;
+}
+
+// Phi(-t) for t in [0, kExactTMax].
+GELU_HD double PhiNegative(double t, double e /* exp(-t^2/2) */) {
+  const double tau = kMillsScale / (kMillsScale + t);
+  double g = kMillsTau[kMillsDegree];
+  for (int i = kMillsDegree - 1; i >= 0; --i) g = Fma(g, tau, kMillsTau[i]);
+  return e * (tau * g);
+}
+
+// Exact form, f(x) (derivative == false) or f'(x) (derivative == true), x a float32 value held in double.
+GELU_HD double ExactForm(double x, bool derivative) {
+  const double t = fmin(fabs(x), kExactTMax);  // fmin(NaN, c) = c: NaN flows through x below
+  const double e = ExpNegBounded(-0.5 * (t * t));
+  const double q = PhiNegative(t, e);
+  const double phi = x < 0 ? q : 1.0 - q;
+  const bool far = fabs(x) > kExactTMax;
+  if (!derivative) return (far && x < 0) ? -0.0 : x * phi;
+  // f' = Phi(x) + x phi(x); beyond kExactTMax the second term is < 2^-170 (and x*e would be inf*0 at inf).
+  const double w = far ? 0.0 : x * (kInvSqrt2Pi * e);
+  return phi + w;
+}
+
+// Sigmoid forms f(x) = x * sigmoid(z), given z and dz/dx.
+GELU_HD double SigmoidForm(double x, double z, double dz, bool derivative) {
+  const double az = fmin(fabs(z), kSigmoidZMax);
+  const double e = ExpNegBounded(-az);
+  const double r = 1.0 / (1.0 + e);
+  const double s = x < 0 ? e * r : r;  // sign(z) = sign(x) for both forms
+  const bool far = fabs(z) > kSigmoidZMax;
+  if (!derivative) return (far && x < 0) ? -0.0 : x * s;
+  // f' = s + x z' s (1 - s), s (1 - s) = e r^2; beyond kSigmoidZMax that term is < 2^-150 (and x z' may be inf).
+  const double w = far ? 0.0 : (x * dz) * (e * (r * r));
+  return s + w;
+}
+
+// form: 0 none, 1 tanh, 2 sigmoid (gelu_approximate).
+GELU_HD double GeluF32InDouble(float xf, int form, bool derivative) {
+  const double x = xf;
+  if (form == 0) return ExactForm(x, derivative);
+  if (form == 1) {
+    const double x2 = x * x;  // exact
+    const double z = x * Fma(kTanhZ3, x2, kTanhZ1);
+    const double dz = Fma(3.0 * kTanhZ3, x2, kTanhZ1);
+    return SigmoidForm(x, z, dz, derivative);
+  }
+  return SigmoidForm(x, kSigmoidScale * x, kSigmoidScale, derivative);
+}
+
+GELU_HD float ForwardF32(float x, int form) { return static_cast<float>(GeluF32InDouble(x, form, false)); }
+GELU_HD float BackwardF32(float grad_out, float x, int form) {
+  return static_cast<float>(static_cast<double>(grad_out) * GeluF32InDouble(x, form, true));
+}
+
+}  // namespace gelu::common
+
+#endif  // GELU_SRC_COMMON_GELU_SCALAR_H_

@@ -1,0 +1,82 @@
+// SPDX-License-Identifier: Apache-2.0
+// The C API: validates arguments, then runs the dispatched kernels over threads (src/parallel).
+#include <cstdint>
+
+#include "gelu/gelu.h"
+#include "src/cpu/kernels.h"
+#include "src/parallel/parallel.h"
+
+namespace {
+
+bool ValidForm(gelu_approximate a) {
+  return a == GELU_APPROXIMATE_NONE || a == GELU_APPROXIMATE_TANH || a == GELU_APPROXIMATE_SIGMOID;
+}
+
+// True when [out, out+n) and [in, in+n) share memory without being the same array (exact aliasing is the
+// supported in-place mode; any other overlap would read elements already overwritten, differently per thread).
+template <class T>
+bool PartialOverlap(const T* in, const T* out, size_t n) {
+  if (n == 0 || in == out) return false;
+  const auto a = reinterpret_cast<uintptr_t>(in), b = reinterpret_cast<uintptr_t>(out);
+  const uintptr_t bytes = n * sizeof(T);
+  return a < b + bytes && b < a + bytes;
+}
+
+template <class T>
+gelu_status Forward(const T* x, T* y, size_t n, gelu_approximate a,
+                    void (*kernel)(const T*, T*, size_t, gelu::cpu::Form)) {
+  if (!ValidForm(a)) return GELU_INVALID_ARGUMENT;
+  if (n == 0) return GELU_OK;
+  if (x == nullptr || y == nullptr || PartialOverlap(x, y, n)) return GELU_INVALID_ARGUMENT;
+  const auto form = static_cast<gelu::cpu::Form>(a);
+  gelu::parallel::ParallelFor(n, [&](size_t begin, size_t end) { kernel(x + begin, y + begin, end - begin, form); });
+  return GELU_OK;
+}
+
+template <class T>
+gelu_status Backward(const T* g, const T* x, T* gi, size_t n, gelu_approximate a,
+                     void (*kernel)(const T*, const T*, T*, size_t, gelu::cpu::Form)) {
+  if (!ValidForm(a)) return GELU_INVALID_ARGUMENT;
+  if (n == 0) return GELU_OK;
+  if (g == nullptr || x == nullptr || gi == nullptr || PartialOverlap(g, gi, n) || PartialOverlap(x, gi, n)) {
+    return GELU_INVALID_ARGUMENT;
+  }
+  const auto form = static_cast<gelu::cpu::Form>(a);
+  gelu::parallel::ParallelFor(
+      n, [&](size_t begin, size_t end) { kernel(g + begin, x + begin, gi + begin, end - begin, form); });
+  return GELU_OK;
+}
+
+}  // namespace
+
+extern "C" {
+
+gelu_status gelu_forward_f32(const float* x, float* y, size_t n, gelu_approximate approximate) {
+  return Forward(x, y, n, approximate, gelu::cpu::ForwardF32);
+}
+gelu_status gelu_backward_f32(const float* grad_out, const float* x, float* grad_in, size_t n,
+                              gelu_approximate approximate) {
+  return Backward(grad_out, x, grad_in, n, approximate, gelu::cpu::BackwardF32);
+}
+gelu_status gelu_forward_f64(const double* x, double* y, size_t n, gelu_approximate approximate) {
+  return Forward(x, y, n, approximate, gelu::cpu::ForwardF64);
+}
+gelu_status gelu_backward_f64(const double* grad_out, const double* x, double* grad_in, size_t n,
+                              gelu_approximate approximate) {
+  return Backward(grad_out, x, grad_in, n, approximate, gelu::cpu::BackwardF64);
+}
+
+const char* gelu_status_string(gelu_status status) {
+  switch (status) {
+    case GELU_OK: return "ok";
+    case GELU_INVALID_ARGUMENT:
+      return "invalid argument (null pointer with n > 0, unknown approximate, or output partly overlapping an input)";
+  }
+  return "unknown status";
+}
+
+void gelu_set_num_threads(int n) { gelu::parallel::SetNumThreads(n); }
+int gelu_get_num_threads(void) { return gelu::parallel::GetNumThreads(); }
+const char* gelu_simd_target(void) { return gelu::cpu::ChosenTargetName(); }
+
+}  // extern "C"

@@ -1,0 +1,137 @@
+// SPDX-License-Identifier: Apache-2.0
+// Per-target vector GELU (Highway). Included once per target by src/cpu/gelu_f32.cc via foreach_target.h, and
+// by tests. The arithmetic mirrors src/common/gelu_scalar.h operation for operation (same FMAs, same order), so
+// its derivation, error bounds and special values, documented there, hold here; on targets with native FMA the
+// bits are identical to the scalar path (tests/gelu_f32_test.cc checks it on sampled inputs, and
+// tests/gelu_exhaustive_test.cc checks every target against the reference over all 2^32 inputs).
+
+// Toggle guard, as Highway's skeleton-inl.h: this header is re-included once per target.
+#if defined(GELU_SRC_CPU_GELU_INL_H_) == defined(HWY_TARGET_TOGGLE)
+#ifdef GELU_SRC_CPU_GELU_INL_H_
+#undef GELU_SRC_CPU_GELU_INL_H_
+#else
+#define GELU_SRC_CPU_GELU_INL_H_
+#endif
+
+#include <cstddef>
+#include <cstdint>
+
+#include "hwy/highway.h"
+#include "src/common/coefficients.h"
+
+HWY_BEFORE_NAMESPACE();
+namespace gelu {
+namespace HWY_NAMESPACE {
+namespace hn = hwy::HWY_NAMESPACE;
+
+// Horner over a constexpr table, lowest degree first.
+template <size_t kDegree, class D, class V = hn::Vec<D>>
+HWY_INLINE V Horner(D d, V x, const double (&c)[kDegree + 1]) {
+  V p = hn::Set(d, c[kDegree]);
+  for (size_t i = kDegree; i-- > 0;) p = hn::MulAdd(p, x, hn::Set(d, c[i]));
+  return p;
+}
+
+// exp(z) for z in [-121, 0]; see common::ExpNegBounded.
+template <class D, class V = hn::Vec<D>>
+HWY_INLINE V ExpNegBounded(D d, V z) {
+  const hn::RebindToUnsigned<D> du;
+  const V shifter = hn::Set(d, common::kRoundShifter);
+  const V kd = hn::MulAdd(z, hn::Set(d, common::kLog2e), shifter);
+  const V k = hn::Sub(kd, shifter);
+  V r = hn::MulAdd(k, hn::Set(d, -common::kLn2Hi), z);
+  r = hn::MulAdd(k, hn::Set(d, -common::kLn2Lo), r);
+  const V p = Horner<common::kExpDegree>(d, r, common::kExpPoly);
+  const V scale = hn::BitCast(d, hn::ShiftLeft<52>(hn::BitCast(du, kd)));
+  return hn::Mul(p, scale);
+}
+
+// Exact form in double lanes; see common::ExactForm.
+template <bool kDerivative, class D, class V = hn::Vec<D>>
+HWY_INLINE V ExactForm(D d, V x) {
+  const V tmax = hn::Set(d, common::kExactTMax);
+  const V ax = hn::Abs(x);
+  const V t = hn::Min(ax, tmax);
+  const V e = ExpNegBounded(d, hn::Mul(hn::Set(d, -0.5), hn::Mul(t, t)));
+  const V p = hn::Set(d, common::kMillsScale);
+  const V tau = hn::Div(p, hn::Add(p, t));
+  const V g = Horner<common::kMillsDegree>(d, tau, common::kMillsTau);
+  const V q = hn::Mul(e, hn::Mul(tau, g));
+  const auto negative = hn::Lt(x, hn::Zero(d));
+  const V phi = hn::IfThenElse(negative, q, hn::Sub(hn::Set(d, 1.0), q));
+  const auto far = hn::Gt(ax, tmax);
+  if constexpr (!kDerivative) {
+    return hn::IfThenElse(hn::And(far, negative), hn::Set(d, -0.0), hn::Mul(x, phi));
+  } else {
+    const V w = hn::IfThenZeroElse(far, hn::Mul(x, hn::Mul(hn::Set(d, common::kInvSqrt2Pi), e)));
+    return hn::Add(phi, w);
+  }
+}
+
+// x * sigmoid(z) and its derivative; see common::SigmoidForm.
+template <bool kDerivative, class D, class V = hn::Vec<D>>
+HWY_INLINE V SigmoidForm(D d, V x, V z, V dz) {
+  const V zmax = hn::Set(d, common::kSigmoidZMax);
+  const V az = hn::Abs(z);
+  const V e = ExpNegBounded(d, hn::Neg(hn::Min(az, zmax)));
+  const V r = hn::Div(hn::Set(d, 1.0), hn::Add(hn::Set(d, 1.0), e));
+  const auto negative = hn::Lt(x, hn::Zero(d));
+  const V s = hn::IfThenElse(negative, hn::Mul(e, r), r);
+  const auto far = hn::Gt(az, zmax);
+  if constexpr (!kDerivative) {
+    return hn::IfThenElse(hn::And(far, negative), hn::Set(d, -0.0), hn::Mul(x, s));
+  } else {
+    const V w = hn::IfThenZeroElse(far, hn::Mul(hn::Mul(x, dz), hn::Mul(e, hn::Mul(r, r))));
+    return hn::Add(s, w);
+  }
+}
+
+// f(x) or f'(x) of form kForm (0 none, 1 tanh, 2 sigmoid), x holding float32 values in double lanes.
+template <int kForm, bool kDerivative, class D, class V = hn::Vec<D>>
+HWY_INLINE V GeluInDouble(D d, V x) {
+  if constexpr (kForm == 0) {
+    return ExactForm<kDerivative>(d, x);
+  } else if constexpr (kForm == 1) {
+    const V x2 = hn::Mul(x, x);  // exact for float32 x
+    const V z = hn::Mul(x, hn::MulAdd(hn::Set(d, common::kTanhZ3), x2, hn::Set(d, common::kTanhZ1)));
+    const V dz = hn::MulAdd(hn::Set(d, 3.0 * common::kTanhZ3), x2, hn::Set(d, common::kTanhZ1));
+    return SigmoidForm<kDerivative>(d, x, z, dz);
+  } else {
+    const V scale = hn::Set(d, common::kSigmoidScale);
+    return SigmoidForm<kDerivative>(d, x, hn::Mul(scale, x), scale);
+  }
+}
+
+// y[i] = f(x[i]) (kBackward false) or grad_in[i] = g[i] * f'(x[i]) over float32 arrays, through double lanes.
+// No HWY_RESTRICT: in-place calls are allowed. The tail goes through a stack buffer (Highway 1.0.3 has no
+// LoadN/StoreN), so every element sees the same vector code whatever n and alignment are.
+template <int kForm, bool kBackward>
+HWY_INLINE void GeluF32Loop(const float* g, const float* x, float* y, size_t n) {
+  const hn::ScalableTag<double> dd;
+  const hn::Rebind<float, decltype(dd)> df;
+  const size_t N = hn::Lanes(dd);
+  auto one = [&](const float* gp, const float* xp, float* yp) HWY_ATTR {
+    const auto xd = hn::PromoteTo(dd, hn::LoadU(df, xp));
+    auto v = GeluInDouble<kForm, kBackward>(dd, xd);
+    if constexpr (kBackward) v = hn::Mul(hn::PromoteTo(dd, hn::LoadU(df, gp)), v);
+    hn::StoreU(hn::DemoteTo(df, v), df, yp);
+  };
+  size_t i = 0;
+  for (; i + N <= n; i += N) one(kBackward ? g + i : nullptr, x + i, y + i);
+  if (i < n) {
+    HWY_ALIGN float xb[hn::MaxLanes(df)] = {}, gb[hn::MaxLanes(df)] = {}, yb[hn::MaxLanes(df)];
+    const size_t rest = n - i;
+    for (size_t j = 0; j < rest; ++j) {
+      xb[j] = x[i + j];
+      if constexpr (kBackward) gb[j] = g[i + j];
+    }
+    one(gb, xb, yb);
+    for (size_t j = 0; j < rest; ++j) y[i + j] = yb[j];
+  }
+}
+
+}  // namespace HWY_NAMESPACE
+}  // namespace gelu
+HWY_AFTER_NAMESPACE();
+
+#endif  // GELU_SRC_CPU_GELU_INL_H_ toggle

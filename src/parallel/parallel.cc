@@ -1,0 +1,58 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "src/parallel/parallel.h"
+
+#include <omp.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cstdlib>
+#include <thread>
+
+namespace gelu::parallel {
+namespace {
+
+int HardwareThreads() { return std::max(1, static_cast<int>(std::thread::hardware_concurrency())); }
+
+// The user's setting: 0 means "all hardware threads". GELU_NUM_THREADS, read once, sets the initial value.
+int InitialSetting() {
+  const char* env = std::getenv("GELU_NUM_THREADS");
+  if (env == nullptr || *env == '\0') return 0;
+  char* end = nullptr;
+  const long v = std::strtol(env, &end, 10);
+  return (*end == '\0' && v > 0 && v < 4096) ? static_cast<int>(v) : 0;
+}
+
+std::atomic<int>& Setting() {
+  static std::atomic<int> setting{InitialSetting()};
+  return setting;
+}
+
+}  // namespace
+
+void SetNumThreads(int n) { Setting().store(std::max(0, n)); }
+
+int GetNumThreads() {
+  const int s = Setting().load();
+  return s > 0 ? s : HardwareThreads();
+}
+
+void ParallelFor(size_t n, const std::function<void(size_t, size_t)>& body) {
+  const int threads = GetNumThreads();
+  if (threads <= 1 || n < kMinParallelElements) {
+    body(0, n);
+    return;
+  }
+  // One contiguous block per thread (streaming stays sequential per core), boundaries on 64 elements so
+  // no two threads share a cache line of float32 output.
+  constexpr size_t kAlign = 64;
+  const size_t parts = std::min<size_t>(threads, (n + kAlign - 1) / kAlign);
+  const size_t block = ((n + parts - 1) / parts + kAlign - 1) / kAlign * kAlign;
+#pragma omp parallel for num_threads(static_cast<int>(parts)) schedule(static, 1)
+  for (long p = 0; p < static_cast<long>(parts); ++p) {
+    const size_t begin = static_cast<size_t>(p) * block;
+    const size_t end = std::min(n, begin + block);
+    if (begin < end) body(begin, end);
+  }
+}
+
+}  // namespace gelu::parallel
