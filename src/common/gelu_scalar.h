@@ -65,6 +65,25 @@ GELU_HD uint64_t DoubleToBits(double d) {
 #endif
 }
 
+// Horner's scheme p = C[D]; p = Fma(p, x, C[i]) for i = D-1 .. 0, unrolled at compile time. Why a template:
+// nvcc may not read a namespace-scope constexpr array from device code at a run-time index, only its elements in
+// constant expressions (CUDA C++ Programming Guide, "constexpr variables"), so each coefficient is a constexpr
+// local. Same operations in the same order as the loop it replaces: host results are unchanged.
+template <const auto& C, int I>
+GELU_HD double HornerFrom(double acc, double x) {
+  if constexpr (I < 0) {
+    return acc;
+  } else {
+    constexpr double c = C[I];
+    return HornerFrom<C, I - 1>(Fma(acc, x, c), x);
+  }
+}
+template <const auto& C, int Degree>
+GELU_HD double Horner(double x) {
+  constexpr double top = C[Degree];
+  return HornerFrom<C, Degree - 1>(top, x);
+}
+
 // exp(z) for z in [-121, 0] (the callers clamp), relative error < 2^-45.
 // k = round(z / ln2) through the shifter (exact: |z/ln2| < 2^8), r = z - k ln2 in two FMAs (Cody-Waite;
 // k*kLn2Hi exact), exp(r) by the degree-9 polynomial, times 2^k built from the shifter's bits.
@@ -73,8 +92,7 @@ GELU_HD double ExpNegBounded(double z) {
   const double k = kd - kRoundShifter;
   double r = Fma(k, -kLn2Hi, z);
   r = Fma(k, -kLn2Lo, r);
-  double p = kExpPoly[kExpDegree];
-  for (int i = kExpDegree - 1; i >= 0; --i) p = Fma(p, r, kExpPoly[i]);
+  const double p = Horner<kExpPoly, kExpDegree>(r);
   const double scale = BitsToDouble(DoubleToBits(kd) << 52);
   return p * scale;
 }
@@ -82,8 +100,7 @@ GELU_HD double ExpNegBounded(double z) {
 // Phi(-t) for t in [0, kExactTMax].
 GELU_HD double PhiNegative(double t, double e /* exp(-t^2/2) */) {
   const double tau = kMillsScale / (kMillsScale + t);
-  double g = kMillsTau[kMillsDegree];
-  for (int i = kMillsDegree - 1; i >= 0; --i) g = Fma(g, tau, kMillsTau[i]);
+  const double g = Horner<kMillsTau, kMillsDegree>(tau);
   return e * (tau * g);
 }
 
