@@ -39,7 +39,7 @@ inline constexpr double kRoundShifter = 0x1.8p52 + 1023.0;
 // Cutoffs, in double. t = |x| for the exact form; |z| for the sigmoid forms, f(x) = x * sigmoid(z).
 // kExactTMax = 15.5: Phi(-15.5) * 15.5 < 2^-170 and |f'(-15.5)| < 2^-170, so for x < -15.5 both round to
 // (-)0 in float32 (smallest subnormal 2^-149); for x > 15.5, Phi(x) = 1 - Phi(-x) rounds to 1 in double.
-// The last nonzero float32 GELU is at x = -0x1.cb64eap+3 (~-14.356), inside the fitted domain.
+// The last nonzero float32 GELU is at x = -0x1.cb64e8p+3 (~-14.356), inside the fitted domain.
 inline constexpr double kExactTMax = 15.5;
 // kSigmoidZMax = 120: e^-120 < 2^-173; beyond it |x| e^z and |x z'| e^z stay below 2^-150 for every float x
 // (|x| <= 71 at z = -120 for the sigmoid form, |x| <= 12 for the tanh form), so the results are (-)0, and

@@ -102,6 +102,18 @@ HWY_INLINE V GeluInDouble(D d, V x) {
   }
 }
 
+// Rounds double lanes to float32 with IEEE semantics (overflow -> inf). Highway's SCALAR target clamps
+// infinities and out-of-range values to +-FLT_MAX in DemoteTo (to keep UBSan quiet on integer demotions), which
+// would turn GELU(+inf) into FLT_MAX; the plain conversion does what the hardware does on every other target.
+template <class DF, class VD>
+HWY_INLINE hn::Vec<DF> DemoteToF32(DF df, VD v) {
+#if HWY_TARGET == HWY_SCALAR
+  return hn::Set(df, static_cast<float>(hn::GetLane(v)));
+#else
+  return hn::DemoteTo(df, v);
+#endif
+}
+
 // y[i] = f(x[i]) (kBackward false) or grad_in[i] = g[i] * f'(x[i]) over float32 arrays, through double lanes.
 // No HWY_RESTRICT: in-place calls are allowed. The tail goes through a stack buffer (Highway 1.0.3 has no
 // LoadN/StoreN), so every element sees the same vector code whatever n and alignment are.
@@ -114,7 +126,7 @@ HWY_INLINE void GeluF32Loop(const float* g, const float* x, float* y, size_t n) 
     const auto xd = hn::PromoteTo(dd, hn::LoadU(df, xp));
     auto v = GeluInDouble<kForm, kBackward>(dd, xd);
     if constexpr (kBackward) v = hn::Mul(hn::PromoteTo(dd, hn::LoadU(df, gp)), v);
-    hn::StoreU(hn::DemoteTo(df, v), df, yp);
+    hn::StoreU(DemoteToF32(df, v), df, yp);
   };
   size_t i = 0;
   for (; i + N <= n; i += N) one(kBackward ? g + i : nullptr, x + i, y + i);

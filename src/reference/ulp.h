@@ -1,0 +1,59 @@
+// SPDX-License-Identifier: Apache-2.0
+// The error metric of every float32 accuracy claim (tests, `gelu accuracy`), and a max-error tracker.
+//
+// UlpErrorF32(y, r) = |y - r| / ulp(r), computed in double, with ulp(r) = 2^(max(e, -125) - 24) where
+// r = m * 2^e, m in [0.5, 1) (frexp): the spacing of float32 numbers at r, floored at the subnormal spacing
+// 2^-149 (SLEEF's countULPsp). NaN results must be NaN where the reference is NaN; infinities must match.
+#ifndef GELU_SRC_REFERENCE_ULP_H_
+#define GELU_SRC_REFERENCE_ULP_H_
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+namespace gelu::reference {
+
+inline double UlpF32(double r) {
+  if (r == 0) return 0x1p-149;
+  int e;
+  std::frexp(r, &e);
+  return std::ldexp(1.0, std::max(e, -125) - 24);
+}
+
+inline double UlpErrorF32(float y, double r) {
+  if (std::isnan(r) || std::isnan(y)) return std::isnan(r) && std::isnan(y) ? 0.0 : std::numeric_limits<double>::infinity();
+  if (std::isinf(r) || std::isinf(y)) return static_cast<double>(y) == r ? 0.0 : std::numeric_limits<double>::infinity();
+  return std::fabs(static_cast<double>(y) - r) / UlpF32(r);
+}
+
+// The derivatives cross zero (x ~ -0.7518 for all three forms), where relative error is meaningless. There,
+// wherever |f'(x)| < 2^-8 and x > -2 (so the far negative tail, also < 2^-8, keeps its relative bound), the
+// claim is an absolute error <= 2^-24 instead; it is reported in units of 2^-24 ("abs24").
+inline bool NearDerivativeRoot(double x, double r) { return std::fabs(r) < 0x1p-8 && x > -2.0 && x < 0.0; }
+
+// Largest error seen, with where it occurred.
+struct Worst {
+  double ulp = 0;      // max relative error in float32 ULP (outside the near-root zone for derivatives)
+  float x = 0, y = 0;  // where
+  double r = 0;
+  double abs24 = 0;    // max absolute error / 2^-24 inside the near-root zone
+  float abs_x = 0;
+
+  void Add(float xi, float yi, double ri, bool derivative) {
+    if (derivative && NearDerivativeRoot(xi, ri)) {
+      const double a = std::fabs(static_cast<double>(yi) - ri) * 0x1p24;
+      if (!(a <= abs24)) { abs24 = a; abs_x = xi; }
+      return;
+    }
+    const double u = UlpErrorF32(yi, ri);
+    if (!(u <= ulp)) { ulp = u; x = xi; y = yi; r = ri; }
+  }
+  void Merge(const Worst& o) {
+    if (!(o.ulp <= ulp)) { ulp = o.ulp; x = o.x; y = o.y; r = o.r; }
+    if (!(o.abs24 <= abs24)) { abs24 = o.abs24; abs_x = o.abs_x; }
+  }
+};
+
+}  // namespace gelu::reference
+
+#endif  // GELU_SRC_REFERENCE_ULP_H_

@@ -1,0 +1,124 @@
+// SPDX-License-Identifier: Apache-2.0
+// The C and C++ APIs: argument validation (and that nothing is written on error), aliasing, threads,
+// bit-identical results whatever the thread count, the C++ wrapper's exceptions.
+#include <bit>
+#include <cstdint>
+#include <cstring>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "gelu/gelu.h"
+#include "gelu/gelu.hpp"
+#include "gtest/gtest.h"
+
+extern "C" int gelu_c_api_smoke(void);
+
+namespace {
+
+TEST(CApi, CallableFromC) { EXPECT_EQ(gelu_c_api_smoke(), 0); }
+
+TEST(CApi, InvalidArgumentsWriteNothing) {
+  std::vector<float> x(64, 1.0f), y(64, 42.0f);
+  const auto untouched = [&] {
+    for (float v : y) if (v != 42.0f) return false;
+    return true;
+  };
+  EXPECT_EQ(gelu_forward_f32(nullptr, y.data(), 4, GELU_APPROXIMATE_NONE), GELU_INVALID_ARGUMENT);
+  EXPECT_EQ(gelu_forward_f32(x.data(), nullptr, 4, GELU_APPROXIMATE_NONE), GELU_INVALID_ARGUMENT);
+  EXPECT_EQ(gelu_forward_f32(x.data(), y.data(), 4, static_cast<gelu_approximate>(3)), GELU_INVALID_ARGUMENT);
+  EXPECT_EQ(gelu_forward_f32(x.data(), y.data(), 4, static_cast<gelu_approximate>(-1)), GELU_INVALID_ARGUMENT);
+  EXPECT_EQ(gelu_backward_f32(nullptr, x.data(), y.data(), 4, GELU_APPROXIMATE_NONE), GELU_INVALID_ARGUMENT);
+  EXPECT_EQ(gelu_backward_f32(x.data(), nullptr, y.data(), 4, GELU_APPROXIMATE_NONE), GELU_INVALID_ARGUMENT);
+  EXPECT_EQ(gelu_backward_f32(x.data(), x.data(), nullptr, 4, GELU_APPROXIMATE_NONE), GELU_INVALID_ARGUMENT);
+  EXPECT_TRUE(untouched());
+  // Partial overlap (output shifted by one element against an input) is refused; exact aliasing is allowed.
+  EXPECT_EQ(gelu_forward_f32(y.data(), y.data() + 1, 32, GELU_APPROXIMATE_NONE), GELU_INVALID_ARGUMENT);
+  EXPECT_EQ(gelu_forward_f32(y.data() + 1, y.data(), 32, GELU_APPROXIMATE_NONE), GELU_INVALID_ARGUMENT);
+  EXPECT_EQ(gelu_backward_f32(x.data(), y.data() + 3, y.data(), 32, GELU_APPROXIMATE_TANH), GELU_INVALID_ARGUMENT);
+  EXPECT_EQ(gelu_backward_f32(y.data() + 3, x.data(), y.data(), 32, GELU_APPROXIMATE_TANH), GELU_INVALID_ARGUMENT);
+  EXPECT_TRUE(untouched());
+  std::vector<double> xd(8, 1.0), yd(8, 42.0);
+  EXPECT_EQ(gelu_forward_f64(nullptr, yd.data(), 8, GELU_APPROXIMATE_NONE), GELU_INVALID_ARGUMENT);
+  EXPECT_EQ(gelu_forward_f64(yd.data(), yd.data() + 1, 4, GELU_APPROXIMATE_NONE), GELU_INVALID_ARGUMENT);
+  EXPECT_EQ(gelu_backward_f64(xd.data(), xd.data(), yd.data(), 8, static_cast<gelu_approximate>(9)),
+            GELU_INVALID_ARGUMENT);
+  for (double v : yd) EXPECT_EQ(v, 42.0);
+  // n = 0 is a valid empty call, even with null pointers.
+  EXPECT_EQ(gelu_forward_f32(nullptr, nullptr, 0, GELU_APPROXIMATE_NONE), GELU_OK);
+  EXPECT_EQ(gelu_backward_f64(nullptr, nullptr, nullptr, 0, GELU_APPROXIMATE_SIGMOID), GELU_OK);
+  EXPECT_STRNE(gelu_status_string(GELU_INVALID_ARGUMENT), "");
+  EXPECT_STREQ(gelu_status_string(GELU_OK), "ok");
+}
+
+TEST(CApi, ExactAliasingComputesInPlace) {
+  std::vector<float> x = {-3.0f, -1.0f, 0.5f, 2.0f}, y(4);
+  ASSERT_EQ(gelu_forward_f32(x.data(), y.data(), 4, GELU_APPROXIMATE_NONE), GELU_OK);
+  ASSERT_EQ(gelu_forward_f32(x.data(), x.data(), 4, GELU_APPROXIMATE_NONE), GELU_OK);
+  EXPECT_EQ(x, y);
+}
+
+TEST(CApi, ThreadsSettingAndTarget) {
+  gelu_set_num_threads(3);
+  EXPECT_EQ(gelu_get_num_threads(), 3);
+  gelu_set_num_threads(-5);  // treated as 0: all hardware threads
+  EXPECT_GE(gelu_get_num_threads(), 1);
+  gelu_set_num_threads(0);
+  EXPECT_GE(gelu_get_num_threads(), 1);
+  EXPECT_GT(std::strlen(gelu_simd_target()), 0u);
+}
+
+TEST(CApi, ResultsAreBitIdenticalForAnyThreadCount) {
+  const size_t n = (size_t{1} << 20) + 17;  // above the parallel threshold, odd tail
+  std::mt19937 rng(3);
+  std::normal_distribution<float> dist(0.0f, 4.0f);
+  std::vector<float> x(n), g(n);
+  for (auto& v : x) v = dist(rng);
+  for (auto& v : g) v = dist(rng);
+  for (int form = 0; form < 3; ++form) {
+    std::vector<std::vector<float>> fwd, bwd;
+    for (int threads : {1, 2, 3, 7}) {
+      gelu_set_num_threads(threads);
+      std::vector<float> y(n), gi(n);
+      ASSERT_EQ(gelu_forward_f32(x.data(), y.data(), n, static_cast<gelu_approximate>(form)), GELU_OK);
+      ASSERT_EQ(gelu_backward_f32(g.data(), x.data(), gi.data(), n, static_cast<gelu_approximate>(form)), GELU_OK);
+      fwd.push_back(std::move(y));
+      bwd.push_back(std::move(gi));
+    }
+    for (size_t i = 1; i < fwd.size(); ++i) {
+      EXPECT_EQ(std::memcmp(fwd[0].data(), fwd[i].data(), n * sizeof(float)), 0);
+      EXPECT_EQ(std::memcmp(bwd[0].data(), bwd[i].data(), n * sizeof(float)), 0);
+    }
+  }
+  gelu_set_num_threads(0);
+}
+
+TEST(CppApi, SpansAndScalars) {
+  std::vector<float> x = {-1.0f, 0.0f, 1.0f}, y(3);
+  gelu::forward(x, y, gelu::Approximation::tanh);
+  for (size_t i = 0; i < x.size(); ++i) EXPECT_EQ(y[i], gelu::forward(x[i], gelu::Approximation::tanh));
+  std::vector<double> xd = {-1.0, 0.0, 1.0}, yd(3);
+  gelu::forward(xd, yd);
+  EXPECT_NEAR(yd[0], -0.15865525393145707, 1e-16);
+  EXPECT_EQ(gelu::derivative(0.0f), 0.5f);
+  EXPECT_EQ(gelu::derivative(0.0), 0.5);
+  EXPECT_STREQ(gelu::to_string(gelu::Approximation::sigmoid), "sigmoid");
+}
+
+TEST(CppApi, SizeMismatchAndOverlapThrowWithClearMessages) {
+  std::vector<float> x(4, 1.0f), y(3);
+  try {
+    gelu::forward(x, y);
+    FAIL() << "no exception";
+  } catch (const gelu::Error& e) {
+    EXPECT_EQ(e.status(), GELU_INVALID_ARGUMENT);
+    EXPECT_NE(std::string(e.what()).find("x has 4 elements but y has 3"), std::string::npos) << e.what();
+  }
+  std::vector<float> buf(8, 1.0f);
+  EXPECT_THROW(gelu::forward(std::span<const float>(buf.data(), 4), std::span<float>(buf.data() + 2, 4)),
+               gelu::Error);
+  std::vector<float> g(4), gi(5);
+  EXPECT_THROW(gelu::backward(g, x, gi), std::invalid_argument);
+}
+
+}  // namespace

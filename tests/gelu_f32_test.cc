@@ -1,0 +1,200 @@
+// SPDX-License-Identifier: Apache-2.0
+// Fast float32 tests, run on every Highway target this CPU supports: special values (bitwise), thresholds,
+// a dense sweep and random bit patterns against the reference, sizes and alignments around the vector
+// length, in-place calls, and agreement of the shared scalar path (src/common/gelu_scalar.h, which the CUDA
+// kernels run) with the vector kernels.
+#include <bit>
+#include <cfloat>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <random>
+#include <vector>
+
+#include "gelu/gelu.h"
+#include "gtest/gtest.h"
+#include "hwy/targets.h"
+#include "hwy/tests/hwy_gtest.h"
+#include "src/common/gelu_scalar.h"
+#include "src/reference/reference.h"
+#include "src/reference/ulp.h"
+
+namespace {
+
+using gelu::reference::Form;
+
+constexpr gelu_approximate kForms[] = {GELU_APPROXIMATE_NONE, GELU_APPROXIMATE_TANH, GELU_APPROXIMATE_SIGMOID};
+
+float Forward(float x, gelu_approximate a) {
+  float y;
+  EXPECT_EQ(gelu_forward_f32(&x, &y, 1, a), GELU_OK);
+  return y;
+}
+float Derivative(float x, gelu_approximate a) {
+  const float one = 1.0f;
+  float g;
+  EXPECT_EQ(gelu_backward_f32(&one, &x, &g, 1, a), GELU_OK);
+  return g;
+}
+uint32_t Bits(float f) { return std::bit_cast<uint32_t>(f); }
+
+// Bounds as claimed in include/gelu/gelu.h: forward none 1 ULP, tanh/sigmoid 2 ULP, derivatives 2 ULP
+// (absolute 2^-24 near the root).
+double ForwardBound(gelu_approximate a) { return a == GELU_APPROXIMATE_NONE ? 1.0 : 2.0; }
+constexpr double kDerivativeBound = 2.0;
+
+// Checks x[i] for every form, forward and backward, against the reference and the stated bounds.
+void CheckAgainstReference(const std::vector<float>& x) {
+  std::vector<float> y(x.size()), ones(x.size(), 1.0f);
+  for (gelu_approximate a : kForms) {
+    const auto form = static_cast<Form>(a);
+    ASSERT_EQ(gelu_forward_f32(x.data(), y.data(), x.size(), a), GELU_OK);
+    gelu::reference::Worst fw, bw;
+    for (size_t i = 0; i < x.size(); ++i) fw.Add(x[i], y[i], gelu::reference::Forward(x[i], form), false);
+    ASSERT_EQ(gelu_backward_f32(ones.data(), x.data(), y.data(), x.size(), a), GELU_OK);
+    for (size_t i = 0; i < x.size(); ++i) bw.Add(x[i], y[i], gelu::reference::Derivative(x[i], form), true);
+    EXPECT_LE(fw.ulp, ForwardBound(a)) << "form " << a << std::hexfloat << " x=" << fw.x << " y=" << fw.y << " ref=" << fw.r;
+    EXPECT_LE(bw.ulp, kDerivativeBound) << "form " << a << std::hexfloat << " x=" << bw.x << " y=" << bw.y << " ref=" << bw.r;
+    EXPECT_LE(bw.abs24, 1.0) << "form " << a << std::hexfloat << " x=" << bw.abs_x;
+  }
+}
+
+class GeluF32Test : public hwy::TestWithParamTarget {};
+HWY_TARGET_INSTANTIATE_TEST_SUITE_P(GeluF32Test);
+
+TEST_P(GeluF32Test, SpecialValuesBitwise) {
+  const float inf = std::numeric_limits<float>::infinity();
+  const float qnan = std::numeric_limits<float>::quiet_NaN();
+  const float snan = std::numeric_limits<float>::signaling_NaN();
+  for (gelu_approximate a : kForms) {
+    SCOPED_TRACE(a);
+    EXPECT_EQ(Bits(Forward(0.0f, a)), Bits(0.0f));
+    EXPECT_EQ(Bits(Forward(-0.0f, a)), Bits(-0.0f));
+    EXPECT_EQ(Forward(inf, a), inf);
+    EXPECT_EQ(Bits(Forward(-inf, a)), Bits(-0.0f));  // not NaN: GELU(-inf) = -0
+    EXPECT_EQ(Bits(Forward(-FLT_MAX, a)), Bits(-0.0f));
+    EXPECT_EQ(Forward(FLT_MAX, a), FLT_MAX);
+    EXPECT_EQ(Derivative(inf, a), 1.0f);
+    EXPECT_EQ(Derivative(-inf, a), 0.0f);
+    EXPECT_EQ(Derivative(FLT_MAX, a), 1.0f);
+    EXPECT_EQ(Derivative(-FLT_MAX, a), 0.0f);
+    EXPECT_EQ(Derivative(0.0f, a), 0.5f);
+    for (float nan : {qnan, -qnan, snan}) {
+      const float y = Forward(nan, a), g = Derivative(nan, a);
+      EXPECT_TRUE(std::isnan(y));
+      EXPECT_TRUE(std::isnan(g));
+      EXPECT_TRUE(Bits(y) & 0x00400000u) << "NaN result must be quiet";  // sNaN -> qNaN
+    }
+  }
+  // Subnormals are honoured, not flushed: GELU(2 denorm_min) = denorm_min (Phi(tiny) = 1/2 + tiny), and exact
+  // GELU is nonzero down to x = -0x1.cb64eap+3 (STYLE.md thresholds, from mpmath).
+  EXPECT_EQ(Forward(2 * FLT_TRUE_MIN, GELU_APPROXIMATE_NONE), FLT_TRUE_MIN);
+  EXPECT_EQ(Forward(-0x1p-120f, GELU_APPROXIMATE_NONE), -0x1p-121f);
+  // The last nonzero float32 GELU is at -0x1.cb64e8p+3 (|GELU| = 1.0000047 * 2^-150, mpmath); from
+  // -0x1.cb64eap+3 down (0.9999910 * 2^-150) it rounds to -0.
+  EXPECT_EQ(Bits(Forward(-0x1.cb64e8p+3f, GELU_APPROXIMATE_NONE)), Bits(-FLT_TRUE_MIN));
+  EXPECT_EQ(Bits(Forward(-0x1.cb64eap+3f, GELU_APPROXIMATE_NONE)), Bits(-0.0f));
+  EXPECT_LT(Forward(-13.0f, GELU_APPROXIMATE_NONE), 0.0f);  // where 1+erf(x/sqrt 2) gives 0
+  // Saturation: fl(GELU(x)) = x for x > 0x1.563dbp+2 (mpmath: GELU(0x1.563dcp+2) is x - 0.4999 ULP,
+  // GELU(0x1.563dbp+2) is x - 0.50001 ULP).
+  EXPECT_EQ(Forward(0x1.563dcp+2f, GELU_APPROXIMATE_NONE), 0x1.563dcp+2f);
+  EXPECT_LT(Forward(0x1.563dbp+2f, GELU_APPROXIMATE_NONE), 0x1.563dbp+2f);
+}
+
+TEST_P(GeluF32Test, EdgesAndThresholdsAgainstReference) {
+  std::vector<float> x;
+  const float edges[] = {FLT_TRUE_MIN, 2 * FLT_TRUE_MIN, FLT_MIN, std::nextafter(FLT_MIN, 0.f), 1e-30f, 1e-10f,
+                         0x1p-12f, 0.5f, 0.7518f, 1.0f, 2.0f, 4.0f, 5.0f, 0x1.563dbp+2f, 8.0f, 10.0f, 11.9f,
+                         0x1.a4ae0ep+3f, 0x1.cb64eap+3f, 15.0f, 15.5f, 16.0f, 70.0f, 71.0f, 100.0f, 1e10f, FLT_MAX};
+  for (float e : edges) {
+    for (float s : {e, -e}) {
+      x.push_back(s);
+      x.push_back(std::nextafter(s, -FLT_MAX));
+      x.push_back(std::nextafter(s, FLT_MAX));
+    }
+  }
+  CheckAgainstReference(x);
+}
+
+TEST_P(GeluF32Test, SweepAndRandomBitsAgainstReference) {
+  std::vector<float> x;
+  for (int i = -5000; i <= 5000; ++i) x.push_back(static_cast<float>(i * 0.02));  // SLEEF tester: [-100, 100]
+  std::mt19937 rng(12345);
+  for (int i = 0; i < 200000; ++i) x.push_back(std::bit_cast<float>(static_cast<uint32_t>(rng())));
+  std::normal_distribution<float> normal(0.0f, 3.0f);
+  for (int i = 0; i < 200000; ++i) x.push_back(normal(rng));
+  CheckAgainstReference(x);
+}
+
+TEST_P(GeluF32Test, SizesOffsetsAndInPlaceMatchElementwise) {
+  // Every length from 0 to 3*16+1 (covers 3 vectors + 1 of the widest target), at 4 misalignments, out of place
+  // and in place, must equal the one-element results: tails use the same vector code.
+  std::mt19937 rng(7);
+  std::uniform_real_distribution<float> dist(-16.0f, 16.0f);
+  std::vector<float> buffer(64 + 8), out(64 + 8), grad(64 + 8);
+  for (auto& v : buffer) v = dist(rng);
+  for (auto& v : grad) v = dist(rng);
+  for (gelu_approximate a : kForms) {
+    for (size_t offset = 0; offset < 4; ++offset) {
+      for (size_t n = 0; n <= 49; ++n) {
+        const float* x = buffer.data() + offset;
+        ASSERT_EQ(gelu_forward_f32(x, out.data() + offset, n, a), GELU_OK);
+        for (size_t i = 0; i < n; ++i) ASSERT_EQ(Bits(out[offset + i]), Bits(Forward(x[i], a))) << n << " " << i;
+        std::vector<float> in_place(x, x + n);
+        ASSERT_EQ(gelu_forward_f32(in_place.data(), in_place.data(), n, a), GELU_OK);
+        for (size_t i = 0; i < n; ++i) ASSERT_EQ(Bits(in_place[i]), Bits(out[offset + i]));
+        ASSERT_EQ(gelu_backward_f32(grad.data() + offset, x, out.data() + offset, n, a), GELU_OK);
+        for (size_t i = 0; i < n; ++i) {
+          const float g = grad[offset + i], expected = g * 1.0f;
+          float single;
+          ASSERT_EQ(gelu_backward_f32(&expected, &x[i], &single, 1, a), GELU_OK);
+          ASSERT_EQ(Bits(out[offset + i]), Bits(single));
+        }
+        std::vector<float> g_in_place(grad.begin() + offset, grad.begin() + offset + n);
+        ASSERT_EQ(gelu_backward_f32(g_in_place.data(), x, g_in_place.data(), n, a), GELU_OK);
+        for (size_t i = 0; i < n; ++i) ASSERT_EQ(Bits(g_in_place[i]), Bits(out[offset + i]));
+      }
+    }
+  }
+}
+
+// Targets whose hn::MulAdd is a fused multiply-add (x86 AVX2 and up): there the vector kernels perform exactly the
+// scalar path's operations, so the bits agree; elsewhere both are held to the bounds separately.
+bool TargetHasNativeFma(int64_t target) {
+#if HWY_ARCH_X86
+  return (target & (HWY_AVX2 | HWY_AVX3 | HWY_AVX3_DL)) != 0;
+#else
+  (void)target;
+  return false;
+#endif
+}
+
+TEST_P(GeluF32Test, SharedScalarPathAgreesWithVectorKernels) {
+  std::mt19937 rng(99);
+  std::vector<float> x;
+  for (int i = 0; i < 100000; ++i) x.push_back(std::bit_cast<float>(static_cast<uint32_t>(rng())));
+  std::uniform_real_distribution<float> dist(-16.0f, 8.0f);
+  for (int i = 0; i < 100000; ++i) x.push_back(dist(rng));
+  std::vector<float> y(x.size()), ones(x.size(), 1.0f);
+  for (gelu_approximate a : kForms) {
+    const auto form = static_cast<Form>(a);
+    for (bool derivative : {false, true}) {
+      ASSERT_EQ(derivative ? gelu_backward_f32(ones.data(), x.data(), y.data(), x.size(), a)
+                           : gelu_forward_f32(x.data(), y.data(), x.size(), a),
+                GELU_OK);
+      gelu::reference::Worst scalar_worst;
+      size_t differ = 0;
+      for (size_t i = 0; i < x.size(); ++i) {
+        const float s = derivative ? gelu::common::BackwardF32(1.0f, x[i], a) : gelu::common::ForwardF32(x[i], a);
+        if (Bits(s) != Bits(y[i]) && !(std::isnan(s) && std::isnan(y[i]))) ++differ;
+        const double r = derivative ? gelu::reference::Derivative(x[i], form) : gelu::reference::Forward(x[i], form);
+        scalar_worst.Add(x[i], s, r, derivative);
+      }
+      if (TargetHasNativeFma(GetParam())) EXPECT_EQ(differ, 0u) << "form " << a << " derivative " << derivative;
+      EXPECT_LE(scalar_worst.ulp, derivative ? kDerivativeBound : ForwardBound(a));
+      EXPECT_LE(scalar_worst.abs24, 1.0);
+    }
+  }
+}
+
+}  // namespace
