@@ -1,0 +1,333 @@
+// SPDX-License-Identifier: Apache-2.0
+// gelu._gelu: the NumPy face of the C API (include/gelu/gelu.h). It only checks and converts arguments,
+// then calls gelu_forward_* / gelu_backward_* with the GIL released; all numerics live in the library.
+//
+// Layout: the kernels take flat arrays, which is right for any operands that are dense in the same
+// order (all C-contiguous or all Fortran-contiguous). Anything else (slices, transposes, unaligned
+// buffers) is copied to a C-contiguous buffer first and the result copied back into `out`, so strided
+// inputs cost a copy but are never computed wrongly.
+#include <pybind11/numpy.h>
+#include <pybind11/pybind11.h>
+
+#include <algorithm>
+#include <bit>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "gelu/gelu.h"
+
+namespace py = pybind11;
+
+namespace {
+
+// NumPy's type numbers (numpy/ndarraytypes.h: NPY_FLOAT, NPY_DOUBLE) and NPY_ARRAY_ALIGNED; pybind11
+// does not name them.
+constexpr int kNpyFloat = 11;
+constexpr int kNpyDouble = 12;
+constexpr int kAligned = 0x0100;
+constexpr const char* kAccepted = "float32 or float64 (native byte order)";
+
+enum class Kind { f32, f64 };
+
+gelu_approximate ParseApproximate(const char* fn, const py::handle& approximate) {
+  if (!py::isinstance<py::str>(approximate)) {
+    throw py::type_error(std::string(fn) + ": approximate must be a str, one of 'none', 'tanh', 'sigmoid'; got " +
+                         std::string(py::str(py::type::handle_of(approximate).attr("__name__"))));
+  }
+  const std::string s = approximate.cast<std::string>();
+  if (s == "none") return GELU_APPROXIMATE_NONE;
+  if (s == "tanh") return GELU_APPROXIMATE_TANH;
+  if (s == "sigmoid") return GELU_APPROXIMATE_SIGMOID;
+  throw py::value_error(std::string(fn) + ": unknown approximate '" + s +
+                        "'; valid values are 'none', 'tanh', 'sigmoid'");
+}
+
+std::string DTypeName(const py::array& a) { return std::string(py::str(a.dtype())); }
+
+// Array-likes (lists, scalars, tensors with __array__) become arrays; ndarrays pass through untouched.
+py::array AsArray(const char* fn, const char* name, const py::handle& obj) {
+  if (py::isinstance<py::array>(obj)) return py::reinterpret_borrow<py::array>(obj);
+  py::array a = py::array::ensure(obj);
+  if (!a) {
+    throw py::type_error(std::string(fn) + ": " + name + " must be an array of " + kAccepted + "; got " +
+                         std::string(py::str(py::type::handle_of(obj).attr("__name__"))));
+  }
+  return a;
+}
+
+Kind KindOf(const char* fn, const char* name, const py::array& a) {
+  const py::dtype dt = a.dtype();
+  constexpr char kNative = std::endian::native == std::endian::little ? '<' : '>';
+  const bool native = dt.byteorder() == '=' || dt.byteorder() == kNative;
+  const int num = dt.num();
+  if ((num == kNpyFloat || num == kNpyDouble) && native) return num == kNpyFloat ? Kind::f32 : Kind::f64;
+  throw py::type_error(std::string(fn) + ": " + name + " has dtype " + DTypeName(a) + "; expected " + kAccepted);
+}
+
+bool SameShape(const py::array& a, const py::array& b) {
+  if (a.ndim() != b.ndim()) return false;
+  for (py::ssize_t i = 0; i < a.ndim(); ++i) {
+    if (a.shape(i) != b.shape(i)) return false;
+  }
+  return true;
+}
+
+std::string ShapeString(const py::array& a) {
+  std::string s = "(";
+  for (py::ssize_t i = 0; i < a.ndim(); ++i) {
+    s += std::to_string(a.shape(i));
+    if (a.ndim() == 1 || i + 1 < a.ndim()) s += i + 1 < a.ndim() ? ", " : ",";
+  }
+  return s + ")";
+}
+
+// Byte range [lo, hi) spanned by a's elements, from its strides (which may be negative).
+struct Extent {
+  std::uintptr_t lo, hi;
+};
+Extent ExtentOf(const py::array& a) {
+  auto lo = reinterpret_cast<std::uintptr_t>(a.data());
+  std::uintptr_t hi = lo + static_cast<std::uintptr_t>(a.itemsize());
+  for (py::ssize_t i = 0; i < a.ndim(); ++i) {
+    const py::ssize_t span = (a.shape(i) - 1) * a.strides(i);
+    if (span < 0) lo -= static_cast<std::uintptr_t>(-span);
+    else hi += static_cast<std::uintptr_t>(span);
+  }
+  return {lo, hi};
+}
+
+// Exact element-for-element aliasing: the one overlap the library computes in place.
+bool Identical(const py::array& a, const py::array& b) {
+  if (a.data() != b.data() || !SameShape(a, b)) return false;
+  for (py::ssize_t i = 0; i < a.ndim(); ++i) {
+    if (a.shape(i) > 1 && a.strides(i) != b.strides(i)) return false;
+  }
+  return true;
+}
+
+// Rejects an `out` that shares memory with `in` without being the very same elements. Disjoint byte
+// ranges are the cheap common case; interleaved views (a[::2] vs a[1::2]) have overlapping ranges but no
+// common element, which numpy.shares_memory decides exactly.
+void CheckOverlap(const char* fn, const char* in_name, const py::array& in, const py::array& out) {
+  if (in.size() == 0 || out.size() == 0) return;
+  const Extent e = ExtentOf(in), f = ExtentOf(out);
+  if (e.hi <= f.lo || f.hi <= e.lo || Identical(in, out)) return;
+  static py::object shares_memory = py::module_::import("numpy").attr("shares_memory");
+  if (py::cast<bool>(shares_memory(in, out))) {
+    throw py::value_error(std::string(fn) + ": out overlaps " + in_name +
+                          " without being the same array; pass out=" + in_name +
+                          " exactly for in-place, or a separate array");
+  }
+}
+
+py::array CheckOut(const char* fn, const py::handle& out_obj, const py::array& like, const char* like_name) {
+  if (!py::isinstance<py::array>(out_obj)) {
+    throw py::type_error(std::string(fn) + ": out must be a numpy.ndarray or None; got " +
+                         std::string(py::str(py::type::handle_of(out_obj).attr("__name__"))));
+  }
+  auto out = py::reinterpret_borrow<py::array>(out_obj);
+  if (!out.dtype().equal(like.dtype())) {
+    throw py::type_error(std::string(fn) + ": out has dtype " + DTypeName(out) + " but " + like_name +
+                         " has dtype " + DTypeName(like) + "; they must match");
+  }
+  if (!SameShape(out, like)) {
+    throw py::value_error(std::string(fn) + ": out has shape " + ShapeString(out) + " but " + like_name +
+                          " has shape " + ShapeString(like));
+  }
+  if (!out.writeable()) throw py::value_error(std::string(fn) + ": out is read-only");
+  return out;
+}
+
+constexpr int kC = py::array::c_style | kAligned;
+constexpr int kF = py::array::f_style | kAligned;
+bool Has(const py::array& a, int flags) { return (a.flags() & flags) == flags; }
+
+// C-contiguous and aligned: `a` itself when it already is, else a fresh copy.
+py::array Contiguous(const py::array& a) { return Has(a, kC) ? a : py::array::ensure(a, kC); }
+
+// A new array shaped like `a`, dense in a's order when a is Fortran-ordered (as NumPy's order='K').
+py::array EmptyLike(const py::array& a, bool fortran) {
+  std::vector<py::ssize_t> shape(a.shape(), a.shape() + a.ndim());
+  const py::ssize_t item = a.itemsize();
+  std::vector<py::ssize_t> strides(shape.size());
+  py::ssize_t s = item;
+  if (fortran) {
+    for (size_t i = 0; i < shape.size(); ++i) strides[i] = s, s *= std::max<py::ssize_t>(shape[i], 1);
+  } else {
+    for (size_t i = shape.size(); i-- > 0;) strides[i] = s, s *= std::max<py::ssize_t>(shape[i], 1);
+  }
+  return py::array(a.dtype(), shape, strides);
+}
+
+void Check(const char* fn, gelu_status s) {
+  // Arguments were validated above, so this is a library bug or an ABI mismatch; say what the library said.
+  if (s != GELU_OK) throw py::value_error(std::string(fn) + ": " + gelu_status_string(s));
+}
+
+void RunForward(const char* fn, Kind k, const void* x, void* y, size_t n, gelu_approximate a) {
+  gelu_status s;
+  {
+    py::gil_scoped_release release;
+    s = k == Kind::f32 ? gelu_forward_f32(static_cast<const float*>(x), static_cast<float*>(y), n, a)
+                       : gelu_forward_f64(static_cast<const double*>(x), static_cast<double*>(y), n, a);
+  }
+  Check(fn, s);
+}
+
+void RunBackward(const char* fn, Kind k, const void* g, const void* x, void* out, size_t n, gelu_approximate a) {
+  gelu_status s;
+  {
+    py::gil_scoped_release release;
+    s = k == Kind::f32 ? gelu_backward_f32(static_cast<const float*>(g), static_cast<const float*>(x),
+                                           static_cast<float*>(out), n, a)
+                       : gelu_backward_f64(static_cast<const double*>(g), static_cast<const double*>(x),
+                                           static_cast<double*>(out), n, a);
+  }
+  Check(fn, s);
+}
+
+// Writes `result` (C-contiguous) into `out` unless it already is out's memory.
+void CopyBack(const py::array& result, const py::array& out) {
+  if (result.ptr() == out.ptr()) return;
+  static py::object copyto = py::module_::import("numpy").attr("copyto");
+  copyto(out, result);
+}
+
+py::array Forward(const py::handle& x_obj, const py::handle& approximate, const py::handle& out_obj) {
+  constexpr const char* fn = "gelu.forward";
+  const gelu_approximate a = ParseApproximate(fn, approximate);
+  const py::array x = AsArray(fn, "x", x_obj);
+  const Kind k = KindOf(fn, "x", x);
+  const auto n = static_cast<size_t>(x.size());
+
+  if (out_obj.is_none()) {
+    const bool fortran = !Has(x, kC) && Has(x, kF);
+    if (Has(x, kC) || fortran) {
+      py::array y = EmptyLike(x, fortran);
+      RunForward(fn, k, x.data(), y.mutable_data(), n, a);
+      return y;
+    }
+    py::array xc = py::array::ensure(x, kC);  // a private copy: compute in place in it
+    RunForward(fn, k, xc.data(), xc.mutable_data(), n, a);
+    return xc;
+  }
+
+  py::array out = CheckOut(fn, out_obj, x, "x");
+  CheckOverlap(fn, "x", x, out);
+  if ((Has(x, kC) && Has(out, kC)) || (Has(x, kF) && Has(out, kF))) {
+    RunForward(fn, k, x.data(), out.mutable_data(), n, a);
+    return out;
+  }
+  py::array xc = Contiguous(x);
+  py::array result = Has(out, kC) ? out : (xc.ptr() != x.ptr() ? xc : EmptyLike(x, false));
+  RunForward(fn, k, xc.data(), result.mutable_data(), n, a);
+  CopyBack(result, out);
+  return out;
+}
+
+py::array Backward(const py::handle& grad_obj, const py::handle& x_obj, const py::handle& approximate,
+                   const py::handle& out_obj) {
+  constexpr const char* fn = "gelu.backward";
+  const gelu_approximate a = ParseApproximate(fn, approximate);
+  const py::array g = AsArray(fn, "grad", grad_obj);
+  const py::array x = AsArray(fn, "x", x_obj);
+  const Kind kg = KindOf(fn, "grad", g);
+  const Kind k = KindOf(fn, "x", x);
+  if (kg != k) {
+    throw py::type_error(std::string(fn) + ": grad has dtype " + DTypeName(g) + " but x has dtype " +
+                         DTypeName(x) + "; they must match");
+  }
+  if (!SameShape(g, x)) {
+    throw py::value_error(std::string(fn) + ": grad has shape " + ShapeString(g) + " but x has shape " +
+                          ShapeString(x) + "; they must match (no broadcasting)");
+  }
+  const auto n = static_cast<size_t>(x.size());
+
+  const bool has_out = !out_obj.is_none();
+  // py::array() is an empty float64 array, not a null handle, so `out` is only meaningful with has_out.
+  py::array out = has_out ? CheckOut(fn, out_obj, x, "x") : x;
+  if (has_out) {
+    CheckOverlap(fn, "grad", g, out);
+    CheckOverlap(fn, "x", x, out);
+  }
+  const bool all_c = Has(g, kC) && Has(x, kC) && (!has_out || Has(out, kC));
+  const bool all_f = Has(g, kF) && Has(x, kF) && (!has_out || Has(out, kF));
+  if (all_c || all_f) {
+    if (!has_out) out = EmptyLike(x, !all_c);
+    RunBackward(fn, k, g.data(), x.data(), out.mutable_data(), n, a);
+    return out;
+  }
+  py::array gc = Contiguous(g), xc = Contiguous(x);
+  // The result goes straight into a C-contiguous out, else into a private copy of grad (grad_in may
+  // alias grad_out), else into a new array.
+  py::array result = has_out && Has(out, kC) ? out : (gc.ptr() != g.ptr() ? gc : EmptyLike(x, false));
+  RunBackward(fn, k, gc.data(), xc.data(), result.mutable_data(), n, a);
+  if (!has_out) return result;
+  CopyBack(result, out);
+  return out;
+}
+
+// Raw-pointer entry points for gelu.torch: contiguous CPU tensors pass data_ptr() here, which skips the
+// NumPy conversions (about 2 us a call) and stays zero-copy. Private: the caller guarantees valid pointers.
+void ForwardPtr(std::uintptr_t x, std::uintptr_t y, size_t n, bool f64, const py::handle& approximate) {
+  constexpr const char* fn = "gelu.torch.gelu";
+  RunForward(fn, f64 ? Kind::f64 : Kind::f32, reinterpret_cast<const void*>(x), reinterpret_cast<void*>(y), n,
+             ParseApproximate(fn, approximate));
+}
+void BackwardPtr(std::uintptr_t g, std::uintptr_t x, std::uintptr_t out, size_t n, bool f64,
+                 const py::handle& approximate) {
+  constexpr const char* fn = "gelu.torch.gelu (backward)";
+  RunBackward(fn, f64 ? Kind::f64 : Kind::f32, reinterpret_cast<const void*>(g), reinterpret_cast<const void*>(x),
+              reinterpret_cast<void*>(out), n, ParseApproximate(fn, approximate));
+}
+
+}  // namespace
+
+PYBIND11_MODULE(_gelu, m) {
+  m.doc() = "Binding of the gelu C library; use the `gelu` package, which re-exports these functions.";
+  m.attr("__version__") = GELU_VERSION_STRING;
+
+  m.def("forward", &Forward, py::arg("x"), py::arg("approximate") = "none", py::arg("out") = py::none(),
+        R"doc(forward(x, approximate="none", out=None) -> numpy.ndarray
+
+GELU of every element of x: y = f(x).
+
+x: array of float32 or float64, any shape and strides (array-likes are converted).
+approximate: "none" (exact, x*Phi(x)), "tanh" (PyTorch's tanh form) or "sigmoid" (x*sigmoid(1.702x)).
+out: optional array of x's dtype and shape to write into; out=x computes in place. Any other overlap
+    with x raises ValueError.
+Returns out, or a new array. Accuracy (float32): "none" <= 1 ULP, "tanh"/"sigmoid" <= 2 ULP of their
+formulas, for every input. The GIL is released while the library runs.
+
+Example: gelu.forward(np.array([-1.0, 0.0, 1.0], np.float32))
+)doc");
+  m.def("backward", &Backward, py::arg("grad"), py::arg("x"), py::arg("approximate") = "none",
+        py::arg("out") = py::none(),
+        R"doc(backward(grad, x, approximate="none", out=None) -> numpy.ndarray
+
+Gradient of GELU: grad * f'(x), elementwise, as torch's gelu_backward(grad, x, approximate).
+
+grad, x: arrays of the same float dtype (float32 or float64) and the same shape (no broadcasting).
+out: optional array like x; out=grad or out=x computes in place; any other overlap raises ValueError.
+Returns out, or a new array. The GIL is released while the library runs.
+)doc");
+  m.def("_forward_ptr", &ForwardPtr, py::arg("x"), py::arg("y"), py::arg("n"), py::arg("f64"),
+        py::arg("approximate"));
+  m.def("_backward_ptr", &BackwardPtr, py::arg("grad"), py::arg("x"), py::arg("out"), py::arg("n"),
+        py::arg("f64"), py::arg("approximate"));
+
+  m.def("simd_target", [] { return std::string(gelu_simd_target()); },
+        "The instruction set the library chose for this CPU at run time, e.g. 'AVX2'.");
+  m.def(
+      "set_num_threads",
+      [](int n) {
+        if (n < 0) throw py::value_error("gelu.set_num_threads: n must be >= 0 (0 = all hardware threads); got " +
+                                         std::to_string(n));
+        gelu_set_num_threads(n);
+      },
+      py::arg("n"),
+      "Threads the library uses for large arrays; 0 = all hardware threads (the default, or the environment "
+      "variable GELU_NUM_THREADS). Results are bit-identical whatever the count.");
+  m.def("get_num_threads", &gelu_get_num_threads, "Threads the library uses for large arrays.");
+}

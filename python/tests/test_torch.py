@@ -1,0 +1,192 @@
+# SPDX-License-Identifier: Apache-2.0
+"""gelu.torch: agreement with F.gelu, accuracy where F.gelu is not accurate, autograd, replace_gelu, fallback."""
+import copy
+import warnings
+
+import numpy as np
+import pytest
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+import gelu
+import gelu.torch as gt
+from mp_reference import gelu_mp, max_ulp
+
+FORMS = ("none", "tanh", "sigmoid")
+
+
+def reference_torch(x, approximate):
+    """PyTorch's own formula for each form (ours for sigmoid, which F.gelu lacks)."""
+    if approximate == "sigmoid":
+        return x * torch.sigmoid(1.702 * x)
+    return F.gelu(x, approximate=approximate)
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64])
+@pytest.mark.parametrize("approximate", FORMS)
+def test_same_bits_as_numpy_api(dtype, approximate):
+    x = torch.randn(1000, dtype=dtype) * 4
+    y = gt.gelu(x, approximate)
+    assert y.dtype == dtype and y.shape == x.shape
+    np.testing.assert_array_equal(y.numpy(), gelu.forward(x.numpy(), approximate))
+    xg = x.clone().requires_grad_(True)
+    g = torch.randn_like(x)
+    gt.gelu(xg, approximate).backward(g)
+    np.testing.assert_array_equal(xg.grad.numpy(), gelu.backward(g.numpy(), x.numpy(), approximate))
+
+
+@pytest.mark.parametrize("approximate", FORMS)
+def test_agrees_with_torch_where_torch_is_accurate(approximate):
+    # On [-3, 3] F.gelu's float32 result is its formula 0.5*x*(1 + erf or tanh) rounded: an absolute error
+    # of about eps*|x| (measured: 1.9 eps|x|), however small y is. Ours is a correctly rounded y or 1 ULP
+    # off, so the two agree to that rounding. The float64 result stands in for exact here (|x| <= 3).
+    eps = 2.0**-23
+    x = torch.linspace(-3, 3, 20001, dtype=torch.float32)
+    ours = gt.gelu(x, approximate).double()
+    theirs = reference_torch(x, approximate).double()
+    exact = reference_torch(x.double(), approximate)
+    assert ((ours - theirs).abs() <= 4 * eps * x.double().abs()).all()
+    assert ((ours - exact).abs() <= eps * exact.abs()).all()  # relative, even where y is small
+    xg = x.clone().requires_grad_(True)
+    gt.gelu(xg, approximate).sum().backward()
+    xt = x.clone().requires_grad_(True)
+    reference_torch(xt, approximate).sum().backward()
+    torch.testing.assert_close(xg.grad, xt.grad, rtol=4 * eps, atol=4 * eps)
+
+
+def test_more_accurate_than_torch_in_negative_tail():
+    # PyTorch 1.13's float32 F.gelu(approximate='none') is 0.5*x*(1+erf(x/sqrt2)): below x ~ -5.5 the
+    # 1+erf cancels to 0, so it returns 0 for values as large as 7.6e-23 (x = -10), and garbage digits
+    # around -5. Ours is within 1 ULP down to the smallest subnormal result.
+    xs = torch.tensor([-5.0, -10.0, -13.0, -14.0], dtype=torch.float32)
+    ours = gt.gelu(xs)
+    theirs = F.gelu(xs)
+    err, x = max_ulp(xs.numpy(), ours.numpy(), "none", np.float32)
+    assert err <= 1.0, f"ours: {err:.3f} ULP at x={x}"
+    exact = np.array([float(gelu_mp(v)) for v in xs.tolist()])
+    assert (ours.numpy() != 0).all()
+    rel_theirs = np.abs(theirs.numpy().astype(np.float64) - exact) / np.abs(exact)
+    assert rel_theirs[0] > 1e-3, "F.gelu(-5) was expected to be off by more than 0.1%"
+    assert (theirs.numpy()[1:] == 0).all(), "F.gelu(float32) was expected to flush x <= -10 to 0"
+    # -inf: F.gelu's x*(1+erf) gives -inf * 0 = NaN; ours gives -0.
+    y = gt.gelu(torch.tensor([-np.inf]))
+    assert y.item() == 0.0 and torch.signbit(y).item()
+    assert torch.isnan(F.gelu(torch.tensor([-np.inf]))).item()
+
+
+@pytest.mark.parametrize("approximate", FORMS)
+def test_gradcheck_float64(approximate):
+    # Points away from the kinks of nothing (GELU is smooth) but covering both tails and the root of f'.
+    x = torch.cat([torch.linspace(-8, 6, 57, dtype=torch.float64), torch.tensor([-0.7518, 0.0], dtype=torch.float64)])
+    x.requires_grad_(True)
+    fn = lambda t: gt.gelu(t, approximate)  # noqa: E731
+    assert torch.autograd.gradcheck(fn, (x,), eps=1e-6, atol=1e-8, rtol=1e-6)
+    # Double backward (create_graph=True) goes through torch ops; check it is consistent too.
+    assert torch.autograd.gradgradcheck(fn, (x,), eps=1e-6, atol=1e-6, rtol=1e-5)
+
+
+def make_mlp(approximate):
+    torch.manual_seed(0)
+    return nn.Sequential(nn.Linear(16, 64), nn.GELU(approximate=approximate), nn.Linear(64, 64),
+                         nn.GELU(approximate=approximate), nn.Linear(64, 3))
+
+
+@pytest.mark.parametrize("approximate", ["none", "tanh"])
+def test_mlp_same_outputs_and_gradients_after_replace(approximate):
+    ref = make_mlp(approximate)
+    ours = gt.replace_gelu(copy.deepcopy(ref))
+    assert sum(isinstance(m, gt.GELU) for m in ours.modules()) == 2
+    assert not any(type(m) is nn.GELU for m in ours.modules())
+    x = torch.randn(128, 16, generator=torch.Generator().manual_seed(1))
+    target = torch.randn(128, 3, generator=torch.Generator().manual_seed(2))
+    losses = []
+    for model in (ref, ours):
+        model.zero_grad()
+        loss = F.mse_loss(model(x), target)
+        loss.backward()
+        losses.append(loss.item())
+    torch.testing.assert_close(ours(x), ref(x), rtol=1e-5, atol=1e-6)
+    for (name, p), q in zip(ref.named_parameters(), ours.parameters()):
+        torch.testing.assert_close(q.grad, p.grad, rtol=1e-4, atol=1e-6, msg=name)
+    assert losses[0] == pytest.approx(losses[1], rel=1e-5)
+
+
+def test_replace_gelu_keeps_approximate_and_structure():
+    class Block(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.act = nn.GELU(approximate="tanh")
+            self.seq = nn.Sequential(nn.Linear(2, 2), nn.GELU(), nn.ModuleList([nn.GELU(approximate="tanh")]))
+
+    model = nn.Sequential(Block(), nn.GELU())
+    assert gt.replace_gelu(model) is model
+    assert isinstance(model[0].act, gt.GELU) and model[0].act.approximate == "tanh"
+    assert isinstance(model[0].seq[1], gt.GELU) and model[0].seq[1].approximate == "none"
+    assert isinstance(model[0].seq[2][0], gt.GELU) and model[0].seq[2][0].approximate == "tanh"
+    assert isinstance(model[1], gt.GELU)
+    assert isinstance(model[0].seq[0], nn.Linear)
+    single = gt.replace_gelu(nn.GELU(approximate="tanh"))
+    assert isinstance(single, gt.GELU) and single.approximate == "tanh"
+    assert "approximate='tanh'" in repr(single)
+    assert single.state_dict() == {}
+
+
+def test_module_and_function_arguments():
+    m = gt.GELU("sigmoid")
+    x = torch.linspace(-4, 4, 33)
+    torch.testing.assert_close(m(x), x * torch.sigmoid(1.702 * x), rtol=2e-6, atol=1e-7)
+    with pytest.raises(ValueError, match=r"unknown approximate 'exact'; valid values are 'none', 'tanh', 'sigmoid'"):
+        gt.GELU("exact")
+    with pytest.raises(ValueError, match=r"unknown approximate"):
+        gt.gelu(x, "erf")
+    with pytest.raises(TypeError, match=r"must be a torch.Tensor"):
+        gt.gelu(np.zeros(3, np.float32))
+
+
+def test_layouts_and_no_grad():
+    x = torch.randn(32, 48, dtype=torch.float64)
+    for v in (x.t(), x[:, ::3], x[::2, 1:]):
+        assert not v.is_contiguous()
+        np.testing.assert_array_equal(gt.gelu(v).numpy(), gelu.forward(v.contiguous().numpy()))
+    with torch.no_grad():
+        xr = x.clone().requires_grad_(True)
+        y = gt.gelu(xr)
+        assert not y.requires_grad
+    with torch.inference_mode():
+        np.testing.assert_array_equal(gt.gelu(x).numpy(), gelu.forward(x.numpy()))
+    xs = torch.tensor(0.25, dtype=torch.float32, requires_grad=True)  # 0-d
+    y = gt.gelu(xs)
+    y.backward()
+    assert y.shape == () and xs.grad.item() == pytest.approx(gelu.backward(np.ones(1, np.float32),
+                                                                           np.array([0.25], np.float32))[0])
+
+
+def test_half_precision_computed_in_float32():
+    x = torch.linspace(-6, 6, 101)
+    for dtype in (torch.float16, torch.bfloat16):
+        xh = x.to(dtype)
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")  # handled by the library: no fallback warning
+            y = gt.gelu(xh, "tanh")
+        assert y.dtype == dtype
+        torch.testing.assert_close(y, gt.gelu(xh.float(), "tanh").to(dtype), rtol=0, atol=0)
+        xg = xh.clone().requires_grad_(True)
+        gt.gelu(xg).sum().backward()
+        assert xg.grad.dtype == dtype
+
+
+def test_fallback_warns_once_and_matches_torch():
+    gt._warned.clear()
+    x = torch.randn(8, device="meta")
+    with pytest.warns(RuntimeWarning, match=r"does not handle device meta"):
+        y = gt.gelu(x)
+    assert y.device.type == "meta" and y.shape == x.shape
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        gt.gelu(x)  # warned already
+        gt.gelu(x, "sigmoid")  # the sigmoid fallback is x * sigmoid(1.702 x)
+    xi = torch.arange(4)
+    with pytest.warns(RuntimeWarning, match=r"does not handle dtype torch.int64"):
+        with pytest.raises(RuntimeError):  # F.gelu itself rejects integers
+            gt.gelu(xi)
