@@ -1,0 +1,367 @@
+// SPDX-License-Identifier: Apache-2.0
+// `gelu accuracy`: max ULP error of every float32 function against the double-precision reference
+// (src/reference/reference.h), where it occurs, and the same for the textbook float formulas beside ours.
+//
+// Claims checked (include/gelu/gelu.h): forward none <= 1 ULP; forward tanh, sigmoid <= 2 ULP of their own
+// formula; backward (grad_out = 1) <= 2 ULP, except near the root of f' (x ~ -0.7518, where relative error is
+// meaningless): for x in [-1, -0.5] with |f'(x)| < 2^-8 the absolute error must be <= 2^-24 instead.
+// The interval [-1, -0.5] isolates the root: elsewhere |f'| < 2^-8 only in the far negative tail (x < -3.4),
+// where f' is tiny but its relative accuracy is part of the claim.
+//
+// The reference is accurate to ~2^-40 relative (its header states and tests/reference_test.cc checks it), so
+// the measured ULP values are exact to about 2^-16 ULP.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <atomic>
+#include <bit>
+#include <chrono>
+#include <cfloat>
+#include <cmath>
+#include <cstdio>
+#include <mutex>
+#include <span>
+#include <thread>
+#include <vector>
+
+#include "gelu/gelu.hpp"
+#include "src/reference/reference.h"
+#include "tools/commands.h"
+
+namespace gelu::cli {
+namespace {
+
+constexpr double kRootLo = -1.0, kRootHi = -0.5;
+constexpr double kRootAbsThreshold = 0x1p-8;  // |f'| below this near the root: absolute criterion
+constexpr double kRootAbsBound = 0x1p-24;
+
+reference::Form RefForm(Approximation a) { return static_cast<reference::Form>(static_cast<int>(a)); }
+
+struct Function {
+  bool backward;
+  Approximation form;
+};
+
+void Add(Worst& w, float x, float y, double r, bool backward) {
+  ++w.count;
+  const double e = UlpError(y, r);
+  if (std::isnan(e)) {
+    if (w.nan_mismatch++ == 0) w.nan_x = x;
+    return;
+  }
+  if (backward && x >= kRootLo && x <= kRootHi && std::fabs(r) < kRootAbsThreshold) {
+    const double a = std::fabs(static_cast<double>(y) - r);
+    if (a > w.abs_near_root) {
+      w.abs_near_root = a;
+      w.abs_x = x;
+    }
+    return;
+  }
+  if (e > w.ulp) {
+    w.ulp = e;
+    w.ulp_x = x;
+    w.ulp_y = y;
+    w.ulp_ref = r;
+  }
+}
+
+// Per-thread state: for each function, the Worst of ours and of the naive formula.
+struct Tally {
+  std::vector<Worst> ours, naive;
+};
+
+void CheckChunk(std::span<const float> x, const std::vector<Function>& fns, Tally& t, std::vector<float>& y,
+                std::vector<float>& ones) {
+  y.resize(x.size());
+  if (ones.size() < x.size()) ones.assign(x.size(), 1.0f);
+  const std::span<const float> one(ones.data(), x.size());
+  for (size_t f = 0; f < fns.size(); ++f) {
+    const Function fn = fns[f];
+    if (fn.backward) {
+      gelu::backward(one, x, std::span<float>(y), fn.form);
+    } else {
+      gelu::forward(x, std::span<float>(y), fn.form);
+    }
+    for (size_t i = 0; i < x.size(); ++i) {
+      const double xd = x[i];
+      const double r = fn.backward ? reference::Derivative(xd, RefForm(fn.form)) : reference::Forward(xd, RefForm(fn.form));
+      Add(t.ours[f], x[i], y[i], r, fn.backward);
+      const float naive = fn.backward ? NaiveDerivativeF32(x[i], fn.form) : NaiveForwardF32(x[i], fn.form);
+      Add(t.naive[f], x[i], naive, r, fn.backward);
+    }
+  }
+}
+
+// The default sample, about 2.7 million inputs that take a few seconds:
+//   every 4093rd bit pattern (all signs, binades, subnormals, inf, NaN: ~1.05 M);
+//   2^20 points evenly spread over [-16, 16], where every result is nonzero and the kernels switch paths;
+//   4096 consecutive floats around each point where something changes: 0, +-FLT_MIN, the root of f',
+//   the cutoffs of the documented thresholds, and x = -5.5 where the naive formula collapses;
+//   the special values.
+std::vector<float> SampleInputs() {
+  std::vector<float> x;
+  x.reserve(2800000);
+  for (uint64_t b = 0; b < (uint64_t{1} << 32); b += 4093) x.push_back(std::bit_cast<float>(static_cast<uint32_t>(b)));
+  constexpr int kGrid = 1 << 20;
+  for (int i = 0; i < kGrid; ++i) x.push_back(static_cast<float>(-16.0 + 32.0 * (i + 0.5) / kGrid));
+  const float points[] = {0.0f,     -0.0f,       FLT_MIN,       -FLT_MIN,        -0.7517915f, -0.75179f,
+                          1.0f,     -1.0f,       0x1.563dbp+2f, -0x1.cb64eap+3f, -0x1.a4ae0ep+3f, -5.5f,
+                          -3.4f,    0x1.f5a888p+1f, 5.0f,       -5.0f};
+  for (float p : points) {
+    float lo = p, hi = p;
+    for (int k = 0; k < 2048; ++k) {
+      lo = std::nextafter(lo, -INFINITY);
+      hi = std::nextafter(hi, INFINITY);
+      x.push_back(lo);
+      x.push_back(hi);
+    }
+    x.push_back(p);
+  }
+  for (float s : {INFINITY, -INFINITY, NAN, -NAN, FLT_MAX, -FLT_MAX, FLT_TRUE_MIN, -FLT_TRUE_MIN}) x.push_back(s);
+  return x;
+}
+
+std::string Bar(double frac, int width) {
+  const int full = static_cast<int>(frac * width);
+  return std::string(static_cast<size_t>(full), '#') + std::string(static_cast<size_t>(width - full), '.');
+}
+
+}  // namespace
+
+// The textbook formulas as people write them in float, shown beside ours. No care for cancellation: the
+// exact form's 1 + erf(x/sqrt 2) loses every digit below x ~ -4 and returns 0 below x ~ -5.5, where GELU is
+// still a normal float down to x ~ -13.1.
+float NaiveForwardF32(float x, Approximation a) {
+  switch (a) {
+    case Approximation::none: return 0.5f * x * (1.0f + std::erf(x * static_cast<float>(M_SQRT1_2)));
+    case Approximation::tanh:
+      return 0.5f * x * (1.0f + std::tanh(0.7978845608f * (x + 0.044715f * x * x * x)));
+    case Approximation::sigmoid: return x / (1.0f + std::exp(-1.702f * x));
+  }
+  return NAN;
+}
+float NaiveDerivativeF32(float x, Approximation a) {
+  switch (a) {
+    case Approximation::none:
+      return 0.5f * (1.0f + std::erf(x * static_cast<float>(M_SQRT1_2))) +
+             x * 0.3989422804f * std::exp(-0.5f * x * x);
+    case Approximation::tanh: {
+      const float t = std::tanh(0.7978845608f * (x + 0.044715f * x * x * x));
+      return 0.5f * (1.0f + t) + 0.5f * x * (1.0f - t * t) * 0.7978845608f * (1.0f + 3.0f * 0.044715f * x * x);
+    }
+    case Approximation::sigmoid: {
+      const float s = 1.0f / (1.0f + std::exp(-1.702f * x));
+      return s + 1.702f * x * s * (1.0f - s);
+    }
+  }
+  return NAN;
+}
+
+double UlpError(float y, double r) {
+  const bool yn = std::isnan(y), rn = std::isnan(r);
+  if (yn || rn) return yn && rn ? 0.0 : NAN;
+  if (std::isinf(r) || std::isinf(y)) return static_cast<double>(y) == r ? 0.0 : INFINITY;
+  double ulp = 0x1p-149;
+  if (r != 0) {
+    int e = 0;
+    std::frexp(r, &e);  // |r| in [2^(e-1), 2^e): a float there has ulp 2^(e-24), floored at 2^-149
+    ulp = std::ldexp(1.0, std::max(e, -125) - 24);
+  }
+  return std::fabs(static_cast<double>(y) - r) / ulp;
+}
+
+void Worst::Merge(const Worst& o) {
+  if (o.ulp > ulp) {
+    ulp = o.ulp;
+    ulp_x = o.ulp_x;
+    ulp_y = o.ulp_y;
+    ulp_ref = o.ulp_ref;
+  }
+  if (o.abs_near_root > abs_near_root) {
+    abs_near_root = o.abs_near_root;
+    abs_x = o.abs_x;
+  }
+  if (nan_mismatch == 0 && o.nan_mismatch > 0) nan_x = o.nan_x;
+  nan_mismatch += o.nan_mismatch;
+  count += o.count;
+}
+
+bool AccuracyRow::pass() const {
+  return worst.nan_mismatch == 0 && worst.ulp <= ulp_bound && (!backward || worst.abs_near_root <= abs_bound);
+}
+
+bool AccuracyResult::all_pass() const {
+  for (const AccuracyRow& r : rows) {
+    if (!r.naive && !r.pass()) return false;
+  }
+  return true;
+}
+
+AccuracyResult ComputeAccuracy(const AccuracyOptions& o) {
+  const auto t0 = std::chrono::steady_clock::now();
+  std::vector<Function> fns;
+  for (bool backward : {false, true}) {
+    for (Approximation a : ParseForms(o.approximate)) fns.push_back({backward, a});
+  }
+  int threads = o.threads > 0 ? o.threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  // Chunks stay below the library's parallel threshold (2^16 elements), so each worker's calls run on that
+  // worker alone; the split never changes a result (the library guarantees bit-identical output).
+  constexpr uint64_t kChunk = uint64_t{1} << 15;
+
+  std::vector<float> sample;
+  uint64_t lo = 0, hi = 0;  // exhaustive: bit patterns [lo, hi]
+  AccuracyResult result;
+  if (o.exhaustive) {
+    lo = o.bit_range ? o.bit_range->first : 0;
+    hi = o.bit_range ? o.bit_range->second : 0xffffffffu;
+    if (lo > hi || hi > 0xffffffffu) throw Failure("--range must be LO:HI with LO <= HI <= 0xffffffff");
+    result.inputs = hi - lo + 1;
+    result.description = o.bit_range ? fmt::format("exhaustive over bit patterns {:#010x}..{:#010x} ({} inputs)",
+                                                   lo, hi, result.inputs)
+                                     : "exhaustive: all 2^32 float32 inputs";
+  } else {
+    if (o.bit_range) throw Failure("--range needs --exhaustive");
+    sample = SampleInputs();
+    result.inputs = sample.size();
+    result.description = fmt::format(
+        "sample of {} float32 inputs: every 4093rd bit pattern, 2^20 points on [-16, 16], 4096 floats around "
+        "each threshold and the root of f', special values (--exhaustive: all 2^32)",
+        sample.size());
+  }
+  const uint64_t chunks = (result.inputs + kChunk - 1) / kChunk;
+  std::atomic<uint64_t> next{0}, done{0};
+  std::vector<Tally> tallies(static_cast<size_t>(threads));
+  {
+    std::vector<std::jthread> pool;
+    for (int t = 0; t < threads; ++t) {
+      pool.emplace_back([&, t] {
+        Tally& tally = tallies[static_cast<size_t>(t)];
+        tally.ours.resize(fns.size());
+        tally.naive.resize(fns.size());
+        std::vector<float> x, y, ones;
+        for (uint64_t c; (c = next++) < chunks;) {
+          const uint64_t begin = c * kChunk, end = std::min(result.inputs, begin + kChunk);
+          if (o.exhaustive) {
+            x.resize(end - begin);
+            for (uint64_t i = begin; i < end; ++i) x[i - begin] = std::bit_cast<float>(static_cast<uint32_t>(lo + i));
+            CheckChunk(x, fns, tally, y, ones);
+          } else {
+            CheckChunk(std::span<const float>(sample).subspan(begin, end - begin), fns, tally, y, ones);
+          }
+          done += end - begin;
+        }
+      });
+    }
+    // Progress bar with an ETA, on stderr, for runs long enough to need one.
+    const bool tty = StderrIsTerminal();
+    if (o.progress && o.exhaustive) {
+      double last_print = -1;
+      int last_decile = -1;
+      while (done.load() < result.inputs) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(200));
+        const double el = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+        const double frac = static_cast<double>(done.load()) / static_cast<double>(result.inputs);
+        const std::string eta = frac > 0 ? Duration(el * (1 - frac) / frac) : "?";
+        const std::string line = fmt::format("accuracy [{}] {:5.1f}%  {}/{}  elapsed {}  ETA {}", Bar(frac, 30),
+                                             100 * frac, HumanCount(done.load()), HumanCount(result.inputs),
+                                             Duration(el), eta);
+        if (tty) {
+          if (el - last_print >= 0.5) {
+            std::fprintf(stderr, "\r%s\x1b[K", line.c_str());
+            last_print = el;
+          }
+        } else if (static_cast<int>(frac * 20) > last_decile) {  // logs: one line per 5%
+          last_decile = static_cast<int>(frac * 20);
+          std::fprintf(stderr, "%s\n", line.c_str());
+        }
+      }
+      if (tty) std::fprintf(stderr, "\r\x1b[K");
+    }
+  }  // workers join here
+
+  for (size_t f = 0; f < fns.size(); ++f) {
+    for (bool naive : {false, true}) {
+      AccuracyRow row;
+      row.backward = fns[f].backward;
+      row.form = fns[f].form;
+      row.naive = naive;
+      row.ulp_bound = fns[f].backward ? 2.0 : fns[f].form == Approximation::none ? 1.0 : 2.0;
+      row.abs_bound = fns[f].backward ? kRootAbsBound : 0.0;
+      for (const Tally& t : tallies) {
+        if (!t.ours.empty()) row.worst.Merge(naive ? t.naive[f] : t.ours[f]);
+      }
+      result.rows.push_back(row);
+    }
+  }
+  result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  return result;
+}
+
+std::string FormatAccuracy(const AccuracyResult& r, Format f) {
+  const auto name = [](const AccuracyRow& row) {
+    return fmt::format("{} {}", row.backward ? "backward" : "forward", to_string(row.form));
+  };
+  const auto impl = [](const AccuracyRow& row) { return row.naive ? "naive" : "gelu"; };
+  const auto verdict = [](const AccuracyRow& row) { return row.naive ? "-" : row.pass() ? "PASS" : "FAIL"; };
+  std::string out;
+  if (f == Format::csv) {
+    out += "function,implementation,inputs,max_ulp,x,y,reference,ulp_bound,near_root_max_abs,near_root_x,"
+           "near_root_abs_bound,nan_mismatches,verdict\n";
+    for (const AccuracyRow& row : r.rows) {
+      const Worst& w = row.worst;
+      out += fmt::format("{},{},{},{},{:a},{:a},{:a},{},{},{},{},{},{}\n", name(row), impl(row), w.count, w.ulp,
+                         w.ulp_x, w.ulp_y, w.ulp_ref, row.naive ? "" : fmt::format("{}", row.ulp_bound),
+                         row.backward ? fmt::format("{:.3g}", w.abs_near_root) : "",
+                         row.backward ? fmt::format("{:a}", w.abs_x) : "",
+                         row.backward && !row.naive ? fmt::format("{:a}", row.abs_bound) : "", w.nan_mismatch,
+                         verdict(row));
+    }
+    return out;
+  }
+  if (f == Format::json) {
+    out += fmt::format("{{\n  \"inputs\": {},\n  \"description\": {},\n  \"seconds\": {:.3f},\n  \"pass\": {},\n"
+                       "  \"rows\": [",
+                       r.inputs, JsonString(r.description), r.seconds, r.all_pass() ? "true" : "false");
+    for (size_t i = 0; i < r.rows.size(); ++i) {
+      const AccuracyRow& row = r.rows[i];
+      const Worst& w = row.worst;
+      out += fmt::format(
+          "{}\n    {{\"function\": \"{}\", \"implementation\": \"{}\", \"max_ulp\": {}, \"x\": {}, \"y\": {}, "
+          "\"reference\": {}, \"ulp_bound\": {}, \"near_root_max_abs\": {}, \"nan_mismatches\": {}, "
+          "\"verdict\": \"{}\"}}",
+          i ? "," : "", name(row), impl(row), JsonNumber(w.ulp), JsonNumber(w.ulp_x), JsonNumber(w.ulp_y),
+          JsonNumber(w.ulp_ref), row.naive ? "null" : JsonNumber(row.ulp_bound),
+          row.backward ? JsonNumber(w.abs_near_root) : "null", w.nan_mismatch, verdict(row));
+    }
+    out += "\n  ]\n}\n";
+    return out;
+  }
+  out += fmt::format("Accuracy of float32 GELU against the double-precision reference ({})\n", r.description);
+  out += "Metric: |y - ref| / ulp(ref), ulp(ref) = 2^(max(e,-125)-24) (frexp exponent e), 2^-149 at 0; NaN "
+         "must give NaN.\n";
+  out += "Backward is grad_in for grad_out = 1. Near the root of f' (x in [-1, -0.5], |f'| < 2^-8) the claim is "
+         "absolute error <= 2^-24.\n";
+  out += "naive = the textbook float formula (0.5f*x*(1+erff(x/sqrt2)) etc.), shown for comparison.\n\n";
+  out += fmt::format("{:<17} {:<5} {:>12}  {:<16} {:>15}  {:>6}  {:>20}  {:>8}  {}\n", "function", "impl",
+                     "max ULP", "at x", "(x decimal)", "bound", "near-root max |err|", "NaN err", "verdict");
+  for (const AccuracyRow& row : r.rows) {
+    const Worst& w = row.worst;
+    std::string near = "";
+    if (row.backward) near = fmt::format("{:.3g} (2^{:.1f})", w.abs_near_root, w.abs_near_root > 0 ? std::log2(w.abs_near_root) : -INFINITY);
+    out += fmt::format("{:<17} {:<5} {:>12.4g}  {:<16a} {:>15.8g}  {:>6}  {:>20}  {:>8}  {}\n", name(row),
+                       impl(row), w.ulp, w.ulp_x, w.ulp_x, row.naive ? "" : fmt::format("{:g}", row.ulp_bound), near,
+                       w.nan_mismatch, verdict(row));
+  }
+  out += fmt::format("\n{} inputs x {} functions in {}: {}\n", r.inputs, r.rows.size() / 2, Duration(r.seconds),
+                     r.all_pass() ? "every claim holds (PASS)" : "a claim FAILS");
+  return out;
+}
+
+int RunAccuracy(const AccuracyOptions& o) {
+  const AccuracyResult r = ComputeAccuracy(o);
+  const std::string s = FormatAccuracy(r, o.format);
+  std::fwrite(s.data(), 1, s.size(), stdout);
+  return r.all_pass() ? 0 : 1;
+}
+
+}  // namespace gelu::cli

@@ -1,0 +1,272 @@
+// SPDX-License-Identifier: Apache-2.0
+// `gelu bench`: our own timing loop (std::chrono), so the command needs nothing beyond the library.
+//
+// For each dtype, size and thread count: a plain copy of the same bytes (the memory limit), the naive
+// 0.5*x*(1+erf(x/sqrt 2)) loop and its derivative (the baseline every GELU write-up shows), and each of our six
+// functions. Inputs: fixed-seed N(0, 1), what transformer pre-activations look like. Each case is run once
+// to fault pages in and warm caches, then `repeats` samples are taken, each timing enough calls to last at least
+// `min_sample` seconds; the median sample is reported. Bytes counted: forward and copy read and write n
+// elements (2n), backward reads two arrays and writes one (3n).
+//
+// Threads: the library splits arrays of >= 2^16 elements over gelu::set_num_threads threads. The copy and
+// naive baselines follow the same rule with OpenMP (static schedule), so "all threads" means the same for all.
+#include <fmt/format.h>
+#include <omp.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <functional>
+#include <memory>
+#include <random>
+#include <span>
+#include <thread>
+#include <vector>
+
+#include "gelu/gelu.hpp"
+#include "tools/commands.h"
+
+namespace gelu::cli {
+namespace {
+
+constexpr uint64_t kMinParallel = uint64_t{1} << 16;  // as the library's kMinParallelElements
+
+struct FreeDeleter {
+  void operator()(void* p) const { std::free(p); }
+};
+
+template <class T>
+struct Buffer {
+  std::unique_ptr<T[], FreeDeleter> p;
+  size_t n = 0;
+  explicit Buffer(size_t count) : n(count) {
+    // 64-byte aligned (a cache line, an AVX-512 vector), like any serious allocator hands to a tensor.
+    const size_t bytes = std::max<size_t>(64, (count * sizeof(T) + 63) / 64 * 64);
+    p.reset(static_cast<T*>(std::aligned_alloc(64, bytes)));
+    if (!p) throw Failure(fmt::format("cannot allocate {} bytes", bytes));
+  }
+  std::span<T> span() { return {p.get(), n}; }
+  std::span<const T> cspan() const { return {p.get(), n}; }
+};
+
+// Runs body(begin, end) over [0, n) on `threads` threads when n is large enough, else inline.
+void Split(uint64_t n, int threads, const std::function<void(size_t, size_t)>& body) {
+  if (threads <= 1 || n < kMinParallel) {
+    body(0, n);
+    return;
+  }
+#pragma omp parallel num_threads(threads)
+  {
+    const uint64_t t = static_cast<uint64_t>(omp_get_thread_num()), nt = static_cast<uint64_t>(omp_get_num_threads());
+    const uint64_t begin = n * t / nt / 64 * 64, end = t + 1 == nt ? n : n * (t + 1) / nt / 64 * 64;
+    body(begin, end);
+  }
+}
+
+template <class T>
+T NaiveForward(T x) {
+  return T(0.5) * x * (T(1) + std::erf(x * static_cast<T>(M_SQRT1_2)));
+}
+template <class T>
+T NaiveDerivative(T x) {
+  return T(0.5) * (T(1) + std::erf(x * static_cast<T>(M_SQRT1_2))) +
+         x * static_cast<T>(0.39894228040143267794) * std::exp(T(-0.5) * x * x);
+}
+
+double Median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v.size() % 2 ? v[v.size() / 2] : 0.5 * (v[v.size() / 2 - 1] + v[v.size() / 2]);
+}
+
+// Median seconds per call of fn().
+double Time(const std::function<void()>& fn, int repeats, double min_sample) {
+  using clock = std::chrono::steady_clock;
+  fn();  // warm-up: faults pages in, fills caches, wakes the thread pool
+  auto t0 = clock::now();
+  fn();
+  const double once = std::max(1e-9, std::chrono::duration<double>(clock::now() - t0).count());
+  const int calls = static_cast<int>(std::clamp(min_sample / once, 1.0, 1e6));
+  std::vector<double> samples;
+  for (int r = 0; r < repeats; ++r) {
+    t0 = clock::now();
+    for (int c = 0; c < calls; ++c) fn();
+    samples.push_back(std::chrono::duration<double>(clock::now() - t0).count() / calls);
+  }
+  return Median(samples);
+}
+
+struct Case {
+  std::string function, approximate;
+  std::function<void()> run;
+  int streams;  // arrays moved per element
+};
+
+template <class T>
+void BenchDtype(const BenchOptions& o, const std::vector<uint64_t>& sizes, const std::vector<int>& thread_list,
+                const std::vector<Approximation>& forms, int repeats, double min_sample, BenchResult& result,
+                int& done, int total) {
+  const std::string dtype = sizeof(T) == 4 ? "float32" : "float64";
+  for (uint64_t n : sizes) {
+    Buffer<T> x(n), g(n), y(n);
+    std::mt19937_64 rng(42);
+    std::normal_distribution<T> normal(T(0), T(1));
+    for (T& v : x.span()) v = normal(rng);
+    for (T& v : g.span()) v = normal(rng);
+    for (int threads : thread_list) {
+      std::vector<Case> cases;
+      cases.push_back({"copy", "", [&] {
+                         Split(n, threads, [&](size_t b, size_t e) {
+                           if (e > b) std::memcpy(y.p.get() + b, x.p.get() + b, (e - b) * sizeof(T));
+                         });
+                       },
+                       2});
+      cases.push_back({"naive forward", "none", [&] {
+                         Split(n, threads, [&](size_t b, size_t e) {
+                           for (size_t i = b; i < e; ++i) y.p[i] = NaiveForward(x.p[i]);
+                         });
+                       },
+                       2});
+      cases.push_back({"naive backward", "none", [&] {
+                         Split(n, threads, [&](size_t b, size_t e) {
+                           for (size_t i = b; i < e; ++i) y.p[i] = g.p[i] * NaiveDerivative(x.p[i]);
+                         });
+                       },
+                       3});
+      for (Approximation a : forms) {
+        cases.push_back({"forward", to_string(a), [&, a] { gelu::forward(x.cspan(), y.span(), a); }, 2});
+      }
+      for (Approximation a : forms) {
+        cases.push_back(
+            {"backward", to_string(a), [&, a] { gelu::backward(g.cspan(), x.cspan(), y.span(), a); }, 3});
+      }
+      gelu::set_num_threads(threads);
+      double copy_gbs = 0;
+      for (const Case& c : cases) {
+        ++done;
+        if (o.progress && StderrIsTerminal()) {
+          std::fprintf(stderr, "\rbench [%3d/%d] %-15s %-7s %s n=%s threads=%d\x1b[K", done, total,
+                       c.function.c_str(), c.approximate.c_str(), dtype.c_str(), HumanCount(n).c_str(), threads);
+        }
+        BenchRow row;
+        row.function = c.function;
+        row.approximate = c.approximate;
+        row.dtype = dtype;
+        row.n = n;
+        row.threads = threads;
+        row.seconds = Time(c.run, repeats, min_sample);
+        row.gelem_s = static_cast<double>(n) / row.seconds * 1e-9;
+        row.gbyte_s = row.gelem_s * static_cast<double>(sizeof(T) * static_cast<size_t>(c.streams));
+        if (c.function == "copy") copy_gbs = row.gbyte_s;
+        row.vs_copy = copy_gbs > 0 ? row.gbyte_s / copy_gbs : 0;
+        result.rows.push_back(row);
+      }
+    }
+  }
+}
+
+}  // namespace
+
+BenchResult ComputeBench(const BenchOptions& o) {
+  const auto t0 = std::chrono::steady_clock::now();
+  const int hw = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  std::vector<uint64_t> sizes = o.sizes;
+  if (sizes.empty()) {
+    // L1 (4 Ki x 4 B = 16 KiB), L2 (64 Ki: 256 KiB), L2/L3 (1 Mi: 4 MiB), past most L3s (16 Mi: 64 MiB per
+    // array). --quick keeps one in-cache and one out-of-cache size.
+    sizes = o.quick ? std::vector<uint64_t>{uint64_t{1} << 16, uint64_t{1} << 22}
+                    : std::vector<uint64_t>{uint64_t{1} << 12, uint64_t{1} << 16, uint64_t{1} << 20, uint64_t{1} << 24};
+  }
+  for (uint64_t n : sizes) {
+    if (n == 0 || n > (uint64_t{1} << 32)) throw Failure(fmt::format("size {} out of range [1, 2^32]", n));
+  }
+  std::vector<int> thread_list = o.threads;
+  if (thread_list.empty()) {
+    thread_list = {1};
+    if (hw > 1) thread_list.push_back(hw);
+  }
+  for (int t : thread_list) {
+    if (t < 1) throw Failure("--threads values must be >= 1");
+  }
+  const std::vector<Approximation> forms = ParseForms(o.approximate);
+  std::vector<std::string> dtypes;
+  if (o.dtype == "all") {
+    dtypes = {"float32", "float64"};
+  } else if (o.dtype == "float32" || o.dtype == "float64") {
+    dtypes = {o.dtype};
+  } else {
+    throw Failure("--dtype must be float32, float64 or all, not '" + o.dtype + "'");
+  }
+  const int repeats = o.repeats > 0 ? o.repeats : o.quick ? 3 : 5;
+  const double min_sample = o.quick ? 0.002 : 0.02;
+  const int total = static_cast<int>(dtypes.size() * sizes.size() * thread_list.size() * (3 + 2 * forms.size()));
+  BenchResult result;
+  int done = 0;
+  const int saved_threads = gelu::num_threads();
+  for (const std::string& d : dtypes) {
+    if (d == "float32") {
+      BenchDtype<float>(o, sizes, thread_list, forms, repeats, min_sample, result, done, total);
+    } else {
+      BenchDtype<double>(o, sizes, thread_list, forms, repeats, min_sample, result, done, total);
+    }
+  }
+  gelu::set_num_threads(saved_threads);
+  if (o.progress && StderrIsTerminal()) std::fprintf(stderr, "\r\x1b[K");
+  result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  result.method = fmt::format(
+      "gelu bench{}: SIMD target {}, {} hardware threads; inputs N(0,1) (seed 42); each case warmed up once, then "
+      "the median of {} samples of >= {} ms each; GB/s counts 2 arrays per element for forward and copy, 3 for "
+      "backward; 'vs copy' = GB/s / copy GB/s at the same dtype, size and threads. naive = "
+      "0.5*x*(1+erf(x/sqrt2)) (and its derivative) per element, compiled with the same flags.",
+      o.quick ? " --quick" : "", gelu::simd_target(), hw, repeats, min_sample * 1e3);
+  return result;
+}
+
+std::string FormatBench(const BenchResult& r, Format f) {
+  std::string out;
+  if (f == Format::csv) {
+    out += "function,approximate,dtype,n,threads,seconds_per_call,gelem_per_s,gbyte_per_s,vs_copy\n";
+    for (const BenchRow& row : r.rows) {
+      out += fmt::format("{},{},{},{},{},{:.6g},{:.4g},{:.4g},{:.3f}\n", row.function, row.approximate, row.dtype,
+                         row.n, row.threads, row.seconds, row.gelem_s, row.gbyte_s, row.vs_copy);
+    }
+    return out;
+  }
+  if (f == Format::json) {
+    out += fmt::format("{{\n  \"method\": {},\n  \"simd_target\": {},\n  \"seconds\": {:.2f},\n  \"rows\": [",
+                       JsonString(r.method), JsonString(gelu::simd_target()), r.seconds);
+    for (size_t i = 0; i < r.rows.size(); ++i) {
+      const BenchRow& row = r.rows[i];
+      out += fmt::format(
+          "{}\n    {{\"function\": \"{}\", \"approximate\": \"{}\", \"dtype\": \"{}\", \"n\": {}, \"threads\": {}, "
+          "\"seconds_per_call\": {}, \"gelem_per_s\": {}, \"gbyte_per_s\": {}, \"vs_copy\": {}}}",
+          i ? "," : "", row.function, row.approximate, row.dtype, row.n, row.threads, JsonNumber(row.seconds),
+          JsonNumber(row.gelem_s), JsonNumber(row.gbyte_s), JsonNumber(row.vs_copy));
+    }
+    out += "\n  ]\n}\n";
+    return out;
+  }
+  out += fmt::format("{:<15} {:<8} {:<8} {:>6} {:>7} {:>12} {:>9} {:>8} {:>8}\n", "function", "approx", "dtype",
+                     "n", "threads", "time/call", "Gelem/s", "GB/s", "vs copy");
+  std::string last_group;
+  for (const BenchRow& row : r.rows) {
+    const std::string group = fmt::format("{}{}{}", row.dtype, row.n, row.threads);
+    if (!last_group.empty() && group != last_group) out += "\n";
+    last_group = group;
+    out += fmt::format("{:<15} {:<8} {:<8} {:>6} {:>7} {:>12} {:>9.3f} {:>8.2f} {:>8.2f}\n", row.function,
+                       row.approximate, row.dtype, HumanCount(row.n), row.threads, Duration(row.seconds),
+                       row.gelem_s, row.gbyte_s, row.vs_copy);
+  }
+  out += fmt::format("\nMethod: {} Took {}.\n", r.method, Duration(r.seconds));
+  return out;
+}
+
+int RunBench(const BenchOptions& o) {
+  const BenchResult r = ComputeBench(o);
+  const std::string s = FormatBench(r, o.format);
+  std::fwrite(s.data(), 1, s.size(), stdout);
+  return 0;
+}
+
+}  // namespace gelu::cli

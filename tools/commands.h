@@ -1,0 +1,165 @@
+// SPDX-License-Identifier: Apache-2.0
+// The subcommands of the `gelu` executable (tools/gelu_cli.cc parses the arguments and calls these).
+// Each command prints its result to stdout and returns the process exit status; failures throw
+// gelu::cli::Failure (or npy::Error, gelu::Error), which main turns into one line on stderr and exit status 1.
+#ifndef GELU_TOOLS_COMMANDS_H_
+#define GELU_TOOLS_COMMANDS_H_
+
+#include <cstdint>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "gelu/gelu.hpp"
+
+namespace gelu::cli {
+
+class Failure : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+enum class Format { table, csv, json };
+Format ParseFormat(const std::string& s);
+// "none" | "tanh" | "sigmoid" -> one form; "all" -> the three.
+std::vector<Approximation> ParseForms(const std::string& s);
+
+// ---- eval ----
+struct EvalOptions {
+  std::string approximate = "none";
+  bool grad = false;
+  std::string dtype = "float64";
+  Format format = Format::table;
+  std::vector<std::string> values;  // empty: read whitespace-separated numbers from stdin
+};
+int RunEval(const EvalOptions& o);
+
+// ---- apply ----
+struct ApplyOptions {
+  std::string in, out;
+  std::string approximate = "none";
+  std::optional<std::string> backward;  // GRAD file: OUT = GRAD * f'(IN)
+  int threads = 0;                      // 0: all hardware threads
+  bool verbose = false;
+};
+int RunApply(const ApplyOptions& o);
+
+// ---- accuracy ----
+// Error of one function of one implementation over the inputs seen.
+struct Worst {
+  double ulp = 0;          // max |y - r| / ulp(r) outside the root exception (see accuracy.cc)
+  float ulp_x = 0, ulp_y = 0;
+  double ulp_ref = 0;
+  double abs_near_root = 0;  // backward only: max |y - r| where x in [-1, -0.5] and |r| < 2^-8
+  float abs_x = 0;
+  uint64_t nan_mismatch = 0;  // one of y, r is NaN and the other is not
+  float nan_x = 0;
+  uint64_t count = 0;
+  void Merge(const Worst& o);
+};
+struct AccuracyRow {
+  bool backward = false;
+  Approximation form = Approximation::none;
+  bool naive = false;        // the textbook float formula, shown beside ours; not judged
+  double ulp_bound = 0;      // the library's claim (ours only)
+  double abs_bound = 0;      // near-root absolute bound (backward only)
+  Worst worst;
+  bool pass() const;
+};
+struct AccuracyOptions {
+  bool exhaustive = false;
+  std::string approximate = "all";
+  int threads = 0;                                          // 0: all hardware threads
+  std::optional<std::pair<uint64_t, uint64_t>> bit_range;  // exhaustive over [lo, hi] bit patterns only
+  Format format = Format::table;
+  bool progress = true;
+};
+struct AccuracyResult {
+  std::vector<AccuracyRow> rows;
+  uint64_t inputs = 0;
+  std::string description;  // which inputs were checked
+  double seconds = 0;
+  bool all_pass() const;
+};
+AccuracyResult ComputeAccuracy(const AccuracyOptions& o);
+std::string FormatAccuracy(const AccuracyResult& r, Format f);
+int RunAccuracy(const AccuracyOptions& o);
+
+// The metric: |y - r| / ulp(r), ulp(r) = 2^(max(e,-125)-24) with e from frexp(r), 2^-149 when r = 0
+// (SLEEF's countULPsp); NaN when exactly one of y, r is NaN; 0 when both are.
+double UlpError(float y, double r);
+
+// The textbook float formulas (0.5f*x*(1+erff(x/sqrt2)), 0.5f*x*(1+tanhf(...)), x/(1+expf(-1.702x)) and their
+// derivatives), shown beside ours by `accuracy` and `plot`.
+float NaiveForwardF32(float x, Approximation a);
+float NaiveDerivativeF32(float x, Approximation a);
+
+// ---- bench ----
+struct BenchOptions {
+  bool quick = false;
+  Format format = Format::table;
+  std::string approximate = "all";
+  std::string dtype = "all";
+  std::vector<uint64_t> sizes;  // elements; empty: the default list (quick: a shorter one)
+  std::vector<int> threads;     // empty: 1 and all hardware threads
+  int repeats = 0;              // 0: 5 (quick: 3)
+  bool progress = true;
+};
+struct BenchRow {
+  std::string function;     // "forward", "backward", "copy", "naive forward", "naive backward"
+  std::string approximate;  // "none" | "tanh" | "sigmoid" | "" (copy)
+  std::string dtype;        // "float32" | "float64"
+  uint64_t n = 0;
+  int threads = 1;
+  double seconds = 0;  // median time of one call
+  double gelem_s = 0, gbyte_s = 0;
+  double vs_copy = 0;  // GB/s over the copy's GB/s at the same dtype, n, threads
+};
+struct BenchResult {
+  std::vector<BenchRow> rows;
+  std::string method;  // how it was measured, one paragraph
+  double seconds = 0;
+};
+BenchResult ComputeBench(const BenchOptions& o);
+std::string FormatBench(const BenchResult& r, Format f);
+int RunBench(const BenchOptions& o);
+
+// ---- facts ----
+struct Extremum {
+  double x = 0, f = 0, df = 0;
+};
+// The minimum of f for `form`: bisection on f' (gelu::derivative in double) over [-2, -0.3], where f' changes
+// sign once; f' there, as evaluated, is returned in df.
+Extremum FindMinimum(Approximation form);
+std::string FormatFacts();
+
+// ---- plot ----
+struct PlotOptions {
+  std::string outdir = ".";
+  std::string python = "/usr/bin/python3";
+  double leaky_slope = 0.1;
+  bool quiet = false;
+};
+// Writes gelu_vs_relu.{png,svg} and gelu_approx_error.{png,svg} into outdir; returns the paths written.
+std::vector<std::string> MakePlots(const PlotOptions& o);
+int RunPlot(const PlotOptions& o);
+
+// ---- report ----
+struct ReportOptions {
+  std::string outdir = "gelu-report";
+  std::string python = "/usr/bin/python3";
+  bool progress = true;
+};
+int RunReport(const ReportOptions& o);
+
+// Small shared helpers.
+std::string HumanCount(uint64_t n);  // 4096 -> "4 Ki", 16777216 -> "16 Mi"
+std::string Duration(double seconds);  // "2m05s", "3.1 s", "12 ms"
+bool StderrIsTerminal();
+std::string JsonNumber(double v);  // shortest round-trip; "nan"/"inf"/"-inf" as strings (JSON has no NaN)
+std::string JsonString(const std::string& s);
+
+}  // namespace gelu::cli
+
+#endif  // GELU_TOOLS_COMMANDS_H_

@@ -1,0 +1,526 @@
+// SPDX-License-Identifier: Apache-2.0
+// .npy reader and writer; see npy.h. Format: https://numpy.org/doc/stable/reference/generated/numpy.lib.format.html
+//   bytes 0-5   "\x93NUMPY"
+//   bytes 6-7   major, minor version: 1.0 (2-byte header length), 2.0 and 3.0 (4-byte length; 3.0 = UTF-8 header)
+//   then        the header length (little-endian), the header (a Python dict literal), then the raw data.
+#include "tools/npy.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <bit>
+#include <cerrno>
+#include <cstring>
+#include <limits>
+#include <optional>
+#include <string_view>
+#include <utility>
+
+namespace gelu::npy {
+namespace {
+
+constexpr std::string_view kMagic = "\x93NUMPY";
+// numpy's own reader refuses headers over 10000 bytes unless told otherwise (max_header_size); we allow more
+// (a header grows only with the rank), but a bound keeps a hostile length from costing anything.
+constexpr size_t kMaxHeaderBytes = size_t{1} << 20;
+// Nesting of the header literal; a real header nests 2 deep (dict, tuple). Bounded so that "((((..." cannot
+// overflow the stack of the recursive-descent parser.
+constexpr int kMaxDepth = 16;
+
+std::string Quote(std::string_view s) {
+  // Header text is untrusted: show printable ASCII as is and everything else as \xNN, at most 40 characters.
+  std::string out = "'";
+  size_t shown = 0;
+  for (char c : s) {
+    if (++shown > 40) {
+      out += "...";
+      break;
+    }
+    const auto u = static_cast<unsigned char>(c);
+    if (u >= 0x20 && u < 0x7f && c != '\'' && c != '\\') {
+      out += c;
+    } else {
+      static constexpr char kHex[] = "0123456789abcdef";
+      out += "\\x";
+      out += kHex[u >> 4];
+      out += kHex[u & 15];
+    }
+  }
+  return out + "'";
+}
+
+// A value of the Python literal subset that .npy headers use.
+struct Value {
+  enum class Kind { string, boolean, none, integer, tuple, list, dict } kind = Kind::none;
+  std::string text;             // string
+  bool flag = false;            // boolean
+  bool negative = false;        // integer: sign
+  std::optional<uint64_t> mag;  // integer: magnitude, nullopt if it does not fit in 64 bits
+  std::vector<Value> items;     // tuple, list; dict: key, value, key, value, ...
+};
+
+const char* KindName(Value::Kind k) {
+  switch (k) {
+    case Value::Kind::string: return "a string";
+    case Value::Kind::boolean: return "a boolean";
+    case Value::Kind::none: return "None";
+    case Value::Kind::integer: return "an integer";
+    case Value::Kind::tuple: return "a tuple";
+    case Value::Kind::list: return "a list";
+    case Value::Kind::dict: return "a dict";
+  }
+  return "?";
+}
+
+class HeaderParser {
+ public:
+  explicit HeaderParser(std::string_view s) : s_(s) {}
+
+  Value ParseAll() {
+    Value v = ParseValue(0);
+    SkipSpace();
+    if (pos_ != s_.size()) Fail("unexpected " + Quote(s_.substr(pos_, 10)) + " after the dict");
+    return v;
+  }
+
+ private:
+  [[noreturn]] void Fail(const std::string& what) const {
+    throw Error("malformed header at byte " + std::to_string(pos_) + ": " + what);
+  }
+  void SkipSpace() {
+    while (pos_ < s_.size() && (s_[pos_] == ' ' || s_[pos_] == '\t' || s_[pos_] == '\n' || s_[pos_] == '\r' ||
+                                s_[pos_] == '\f' || s_[pos_] == '\v')) {
+      ++pos_;
+    }
+  }
+  bool Peek(char c) {
+    SkipSpace();
+    return pos_ < s_.size() && s_[pos_] == c;
+  }
+  void Expect(char c) {
+    if (!Peek(c)) {
+      Fail(std::string("expected '") + c + "', found " +
+           (pos_ < s_.size() ? Quote(s_.substr(pos_, 10)) : std::string("the end of the header")));
+    }
+    ++pos_;
+  }
+
+  Value ParseValue(int depth) {
+    if (depth > kMaxDepth) Fail("nested more than " + std::to_string(kMaxDepth) + " deep");
+    SkipSpace();
+    if (pos_ >= s_.size()) Fail("unexpected end of the header");
+    const char c = s_[pos_];
+    if (c == '\'' || c == '"') return ParseString();
+    if (c == '(') return ParseSequence(depth, ')', Value::Kind::tuple);
+    if (c == '[') return ParseSequence(depth, ']', Value::Kind::list);
+    if (c == '{') return ParseDict(depth);
+    if (c == '-' || c == '+' || (c >= '0' && c <= '9')) return ParseInteger();
+    for (auto [word, kind, flag] : {std::tuple{"True", Value::Kind::boolean, true},
+                                    std::tuple{"False", Value::Kind::boolean, false},
+                                    std::tuple{"None", Value::Kind::none, false}}) {
+      const std::string_view w(word);
+      if (s_.substr(pos_, w.size()) == w) {
+        pos_ += w.size();
+        Value v;
+        v.kind = kind;
+        v.flag = flag;
+        return v;
+      }
+    }
+    Fail("unexpected " + Quote(s_.substr(pos_, 10)));
+  }
+
+  Value ParseString() {
+    const char quote = s_[pos_++];
+    Value v;
+    v.kind = Value::Kind::string;
+    while (true) {
+      if (pos_ >= s_.size()) Fail("unterminated string");
+      char c = s_[pos_++];
+      if (c == quote) break;
+      if (c == '\n') Fail("newline inside a string");
+      if (c == '\\') {  // the escapes a dtype string could need; anything fancier is not a dtype we read
+        if (pos_ >= s_.size()) Fail("unterminated string");
+        c = s_[pos_++];
+      }
+      v.text += c;
+    }
+    return v;
+  }
+
+  Value ParseInteger() {
+    Value v;
+    v.kind = Value::Kind::integer;
+    if (s_[pos_] == '-' || s_[pos_] == '+') v.negative = s_[pos_++] == '-';
+    const size_t start = pos_;
+    uint64_t m = 0;
+    bool overflow = false;
+    while (pos_ < s_.size() && s_[pos_] >= '0' && s_[pos_] <= '9') {
+      const uint64_t d = static_cast<uint64_t>(s_[pos_++] - '0');
+      if (m > (std::numeric_limits<uint64_t>::max() - d) / 10) overflow = true;
+      m = m * 10 + d;
+    }
+    if (pos_ == start) Fail("expected digits after the sign");
+    if (pos_ < s_.size() && (s_[pos_] == '.' || s_[pos_] == 'e' || s_[pos_] == 'E' || s_[pos_] == 'x' ||
+                             s_[pos_] == '_' || s_[pos_] == 'L' || s_[pos_] == 'j')) {
+      Fail("only decimal integers may appear here, found " + Quote(s_.substr(start, pos_ + 1 - start)));
+    }
+    if (!overflow) v.mag = m;
+    return v;
+  }
+
+  Value ParseSequence(int depth, char close, Value::Kind kind) {
+    ++pos_;
+    Value v;
+    v.kind = kind;
+    bool trailing_comma = false;
+    while (!Peek(close)) {
+      v.items.push_back(ParseValue(depth + 1));
+      trailing_comma = Peek(',');
+      if (!trailing_comma) break;
+      ++pos_;
+    }
+    Expect(close);
+    // Python: "(3)" is the integer 3, not a tuple; numpy writes "(3,)".
+    if (kind == Value::Kind::tuple && v.items.size() == 1 && !trailing_comma) return std::move(v.items[0]);
+    return v;
+  }
+
+  Value ParseDict(int depth) {
+    ++pos_;
+    Value v;
+    v.kind = Value::Kind::dict;
+    while (!Peek('}')) {
+      v.items.push_back(ParseValue(depth + 1));
+      Expect(':');
+      v.items.push_back(ParseValue(depth + 1));
+      if (!Peek(',')) break;
+      ++pos_;
+    }
+    Expect('}');
+    return v;
+  }
+
+  std::string_view s_;
+  size_t pos_ = 0;
+};
+
+struct Descr {
+  DType dtype;
+  bool swap;  // the file's byte order differs from this machine's
+};
+
+Descr ParseDescr(const Value& v) {
+  if (v.kind == Value::Kind::list) {
+    throw Error("unsupported dtype: structured (record) arrays are not supported; gelu apply reads float32 ('<f4') "
+                "and float64 ('<f8') arrays");
+  }
+  if (v.kind != Value::Kind::string) {
+    throw Error(std::string("'descr' must be a dtype string such as '<f4', found ") + KindName(v.kind));
+  }
+  const std::string& d = v.text;
+  std::string_view rest = d;
+  char order = '|';
+  if (!rest.empty() && std::string_view("<>|=").find(rest[0]) != std::string_view::npos) {
+    order = rest[0];
+    rest.remove_prefix(1);
+  }
+  const char kind = rest.empty() ? '\0' : rest[0];
+  if (!rest.empty()) rest.remove_prefix(1);
+  unsigned size = 0;
+  bool digits = !rest.empty() && rest.size() <= 3;
+  for (char c : rest) {
+    if (c < '0' || c > '9') digits = false;
+    if (digits) size = size * 10 + static_cast<unsigned>(c - '0');
+  }
+  const std::string supported = "; gelu apply reads float32 ('<f4') and float64 ('<f8')";
+  if (!digits) size = 0;
+  const auto bits = [&] { return size == 0 ? std::string() : std::to_string(size * 8); };
+  switch (kind) {
+    case 'f':
+      if (size == 4 || size == 8) {
+        const bool file_little = order == '<' || ((order == '|' || order == '=') &&
+                                                  std::endian::native == std::endian::little);
+        return {size == 4 ? DType::f32 : DType::f64, file_little != (std::endian::native == std::endian::little)};
+      }
+      if (size == 0) throw Error("unknown dtype " + Quote(d) + supported);
+      if (size == 2) {
+        throw Error("unsupported dtype " + Quote(d) + " (float16): half precision is not supported yet (it arrives "
+                    "with the half-precision issue)" + supported);
+      }
+      throw Error("unsupported dtype " + Quote(d) + " (float" + bits() + ")" + supported);
+    case 'i': throw Error("unsupported dtype " + Quote(d) + " (int" + bits() + ")" + supported);
+    case 'u': throw Error("unsupported dtype " + Quote(d) + " (uint" + bits() + ")" + supported);
+    case 'b': throw Error("unsupported dtype " + Quote(d) + " (bool)" + supported);
+    case 'c': throw Error("unsupported dtype " + Quote(d) + " (complex" + bits() + ")" + supported);
+    case 'O': throw Error("unsupported dtype " + Quote(d) + " (Python object)" + supported);
+    case 'S':
+    case 'a':
+    case 'U': throw Error("unsupported dtype " + Quote(d) + " (string)" + supported);
+    case 'V': throw Error("unsupported dtype " + Quote(d) + " (void/structured)" + supported);
+    case 'M':
+    case 'm': throw Error("unsupported dtype " + Quote(d) + " (datetime/timedelta)" + supported);
+    default: throw Error("unknown dtype " + Quote(d) + supported);
+  }
+}
+
+template <class T>
+void CopyElements(const std::byte* src, size_t n, bool swap, std::vector<T>& out) {
+  out.resize(n);
+  if (n > 0) std::memcpy(out.data(), src, n * sizeof(T));
+  if (!swap) return;
+  using U = std::conditional_t<sizeof(T) == 4, uint32_t, uint64_t>;
+  for (T& x : out) {
+    U u = std::bit_cast<U>(x);
+    if constexpr (sizeof(T) == 4) {
+      u = __builtin_bswap32(u);
+    } else {
+      u = __builtin_bswap64(u);
+    }
+    x = std::bit_cast<T>(u);
+  }
+}
+
+std::string Errno(int e) { return std::strerror(e); }
+
+}  // namespace
+
+const char* to_string(DType t) { return t == DType::f32 ? "float32" : "float64"; }
+
+std::string ShapeString(const std::vector<uint64_t>& shape) {
+  std::string s = "(";
+  for (size_t i = 0; i < shape.size(); ++i) {
+    if (i > 0) s += ", ";
+    s += std::to_string(shape[i]);
+  }
+  if (shape.size() == 1) s += ",";
+  return s + ")";
+}
+
+Array Parse(std::span<const std::byte> file) {
+  const auto byte = [&](size_t i) { return static_cast<unsigned char>(file[i]); };
+  if (file.size() < kMagic.size() ||
+      std::memcmp(file.data(), kMagic.data(), kMagic.size()) != 0) {
+    throw Error("not a .npy file (it does not start with the magic string \\x93NUMPY)");
+  }
+  if (file.size() < 8) throw Error("truncated header: the file ends inside the version bytes");
+  const unsigned major = byte(6), minor = byte(7);
+  if (major < 1 || major > 3 || minor != 0) {
+    throw Error("unsupported .npy format version " + std::to_string(major) + "." + std::to_string(minor) +
+                " (known: 1.0, 2.0, 3.0)");
+  }
+  const size_t len_bytes = major == 1 ? 2 : 4;
+  if (file.size() < 8 + len_bytes) throw Error("truncated header: the file ends inside the header length");
+  uint64_t header_len = 0;
+  for (size_t i = 0; i < len_bytes; ++i) header_len |= uint64_t{byte(8 + i)} << (8 * i);
+  const size_t header_start = 8 + len_bytes;
+  if (header_len > kMaxHeaderBytes) {
+    throw Error("header length " + std::to_string(header_len) + " exceeds the limit of " +
+                std::to_string(kMaxHeaderBytes) + " bytes");
+  }
+  if (header_len > file.size() - header_start) {
+    throw Error("truncated header: the header length says " + std::to_string(header_len) + " bytes but only " +
+                std::to_string(file.size() - header_start) + " follow");
+  }
+  const std::string_view header(reinterpret_cast<const char*>(file.data()) + header_start, header_len);
+  if (major < 3) {
+    // Versions 1.0 and 2.0 promise a latin-1 header; anything but ASCII in a header we can read is corrupt.
+    for (char c : header) {
+      if (static_cast<unsigned char>(c) >= 0x80) throw Error("malformed header: non-ASCII byte in a version 1/2 header");
+    }
+  }
+  const Value dict = HeaderParser(header).ParseAll();
+  if (dict.kind != Value::Kind::dict) {
+    throw Error(std::string("malformed header: expected a dict, found ") + KindName(dict.kind));
+  }
+  const Value *descr = nullptr, *fortran = nullptr, *shape = nullptr;
+  for (size_t i = 0; i < dict.items.size(); i += 2) {
+    const Value& key = dict.items[i];
+    if (key.kind != Value::Kind::string) throw Error("malformed header: a dict key is not a string");
+    const Value** slot = key.text == "descr"           ? &descr
+                         : key.text == "fortran_order" ? &fortran
+                         : key.text == "shape"         ? &shape
+                                                       : nullptr;
+    if (slot == nullptr) throw Error("malformed header: unexpected key " + Quote(key.text));
+    if (*slot != nullptr) throw Error("malformed header: key " + Quote(key.text) + " appears twice");
+    *slot = &dict.items[i + 1];
+  }
+  if (descr == nullptr || fortran == nullptr || shape == nullptr) {
+    throw Error(std::string("malformed header: missing key '") +
+                (descr == nullptr ? "descr" : fortran == nullptr ? "fortran_order" : "shape") + "'");
+  }
+  if (fortran->kind != Value::Kind::boolean) {
+    throw Error(std::string("malformed header: 'fortran_order' must be True or False, found ") +
+                KindName(fortran->kind));
+  }
+  if (shape->kind != Value::Kind::tuple) {
+    throw Error(std::string("malformed header: 'shape' must be a tuple, found ") + KindName(shape->kind));
+  }
+  const Descr d = ParseDescr(*descr);
+
+  Array a;
+  a.dtype = d.dtype;
+  a.fortran_order = fortran->flag;
+  uint64_t count = 1;
+  bool overflow = false;
+  for (const Value& dim : shape->items) {
+    if (dim.kind != Value::Kind::integer) {
+      throw Error(std::string("malformed header: a 'shape' entry is ") + KindName(dim.kind) + ", not an integer");
+    }
+    if (dim.negative && dim.mag != 0u) throw Error("malformed header: negative dimension in 'shape'");
+    if (!dim.mag) throw Error("header lies about the size: a dimension in 'shape' exceeds 2^64");
+    a.shape.push_back(*dim.mag);
+    if (*dim.mag != 0 && count > std::numeric_limits<uint64_t>::max() / *dim.mag) overflow = true;
+    count *= *dim.mag;
+  }
+  // A zero dimension makes the array empty even when others overflow when multiplied.
+  if (std::find(a.shape.begin(), a.shape.end(), uint64_t{0}) != a.shape.end()) {
+    count = 0;
+    overflow = false;
+  }
+  const size_t item = d.dtype == DType::f32 ? 4 : 8;
+  const size_t data_start = header_start + header_len;
+  const size_t available = file.size() - data_start;
+  if (overflow || count > available / item) {
+    throw Error("truncated data: shape " + ShapeString(a.shape) + " of " + to_string(d.dtype) + " needs " +
+                (overflow || count > std::numeric_limits<uint64_t>::max() / item
+                     ? std::string("more than 2^64")
+                     : std::to_string(count * item)) +
+                " bytes but " + std::to_string(available) + " follow the header");
+  }
+  if (count * item != available) {
+    throw Error("header lies about the size: shape " + ShapeString(a.shape) + " of " + to_string(d.dtype) +
+                " needs " + std::to_string(count * item) + " bytes but " + std::to_string(available) +
+                " follow the header");
+  }
+  const std::byte* data = file.data() + data_start;
+  if (d.dtype == DType::f32) {
+    CopyElements(data, count, d.swap, a.f32);
+  } else {
+    CopyElements(data, count, d.swap, a.f64);
+  }
+  return a;
+}
+
+std::vector<std::byte> Serialize(const Array& a) {
+  const char order = std::endian::native == std::endian::little ? '<' : '>';
+  std::string header = std::string("{'descr': '") + order + (a.dtype == DType::f32 ? "f4" : "f8") +
+                       "', 'fortran_order': " + (a.fortran_order ? "True" : "False") +
+                       ", 'shape': " + ShapeString(a.shape) + ", }";
+  // Pad with spaces so that magic + version + length + header is a multiple of 64 bytes and ends in '\n'.
+  size_t prefix = 10;
+  size_t total = (prefix + header.size() + 1 + 63) / 64 * 64;
+  if (total - prefix > 65535) {
+    prefix = 12;
+    total = (prefix + header.size() + 1 + 63) / 64 * 64;
+  }
+  header.append(total - prefix - header.size() - 1, ' ');
+  header += '\n';
+  const size_t data_bytes = a.dtype == DType::f32 ? a.f32.size() * 4 : a.f64.size() * 8;
+  std::vector<std::byte> out(total + data_bytes);
+  std::memcpy(out.data(), kMagic.data(), kMagic.size());
+  out[6] = std::byte{static_cast<unsigned char>(prefix == 10 ? 1 : 2)};
+  out[7] = std::byte{0};
+  const uint64_t len = header.size();
+  for (size_t i = 0; i < prefix - 8; ++i) out[8 + i] = std::byte{static_cast<unsigned char>(len >> (8 * i))};
+  std::memcpy(out.data() + prefix, header.data(), header.size());
+  if (data_bytes > 0) {
+    std::memcpy(out.data() + total,
+                a.dtype == DType::f32 ? static_cast<const void*>(a.f32.data()) : a.f64.data(), data_bytes);
+  }
+  return out;
+}
+
+Array Read(const std::filesystem::path& path) {
+  const std::string name = "'" + path.string() + "'";
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) throw Error("cannot open " + name + ": " + Errno(errno));
+  struct Closer {
+    int fd;
+    ~Closer() { ::close(fd); }
+  } closer{fd};
+  struct stat st {};
+  if (::fstat(fd, &st) != 0) throw Error("cannot read " + name + ": " + Errno(errno));
+  if (S_ISDIR(st.st_mode)) throw Error("cannot read " + name + ": it is a directory");
+  std::vector<std::byte> bytes;
+  if (S_ISREG(st.st_mode)) bytes.reserve(static_cast<size_t>(st.st_size));
+  // Read until EOF rather than trusting st_size, so pipes and files that change size are handled too.
+  size_t used = 0;
+  while (true) {
+    if (bytes.size() - used < 65536) bytes.resize(std::max<size_t>(used + 65536, bytes.capacity()));
+    const ssize_t r = ::read(fd, bytes.data() + used, bytes.size() - used);
+    if (r < 0) {
+      if (errno == EINTR) continue;
+      throw Error("cannot read " + name + ": " + Errno(errno));
+    }
+    if (r == 0) break;
+    used += static_cast<size_t>(r);
+  }
+  bytes.resize(used);
+  try {
+    return Parse(bytes);
+  } catch (const Error& e) {
+    throw Error(name + ": " + e.what());
+  }
+}
+
+void Write(const std::filesystem::path& path, const Array& a) {
+  const std::string name = "'" + path.string() + "'";
+  std::filesystem::path dir = path.parent_path();
+  if (dir.empty()) dir = ".";
+  if (path.filename().empty()) throw Error("cannot write " + name + ": not a file name");
+  struct stat st {};
+  if (::stat(dir.c_str(), &st) != 0) {
+    throw Error("cannot write " + name + ": output directory '" + dir.string() + "': " + Errno(errno));
+  }
+  if (!S_ISDIR(st.st_mode)) {
+    throw Error("cannot write " + name + ": '" + dir.string() + "' is not a directory");
+  }
+  mode_t mode;
+  if (::stat(path.c_str(), &st) == 0) {
+    if (S_ISDIR(st.st_mode)) throw Error("cannot write " + name + ": it is a directory");
+    mode = st.st_mode & 07777;
+  } else {
+    const mode_t mask = ::umask(0);
+    ::umask(mask);
+    mode = 0666 & ~mask;
+  }
+  const std::vector<std::byte> bytes = Serialize(a);
+  std::string tmp = (dir / ("." + path.filename().string() + ".tmp-XXXXXX")).string();
+  const int fd = ::mkstemp(tmp.data());
+  if (fd < 0) {
+    throw Error("cannot write " + name + ": cannot create a file in '" + dir.string() + "': " + Errno(errno));
+  }
+  const auto fail = [&](const std::string& what, int e) {
+    ::close(fd);
+    ::unlink(tmp.c_str());
+    throw Error("cannot write " + name + ": " + what + ": " + Errno(e));
+  };
+  size_t done = 0;
+  while (done < bytes.size()) {
+    const ssize_t w = ::write(fd, bytes.data() + done, bytes.size() - done);
+    if (w < 0) {
+      if (errno == EINTR) continue;
+      fail("write failed", errno);
+    }
+    done += static_cast<size_t>(w);
+  }
+  // fsync before rename: otherwise a crash could leave OUT renamed but empty (the rename can reach the disk
+  // before the data does).
+  if (::fchmod(fd, mode) != 0) fail("chmod failed", errno);
+  if (::fsync(fd) != 0) fail("fsync failed", errno);
+  if (::close(fd) != 0) {
+    const int e = errno;
+    ::unlink(tmp.c_str());
+    throw Error("cannot write " + name + ": close failed: " + Errno(e));
+  }
+  if (::rename(tmp.c_str(), path.c_str()) != 0) {
+    const int e = errno;
+    ::unlink(tmp.c_str());
+    throw Error("cannot write " + name + ": rename failed: " + Errno(e));
+  }
+}
+
+}  // namespace gelu::npy

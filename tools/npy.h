@@ -1,0 +1,70 @@
+// SPDX-License-Identifier: Apache-2.0
+// Reader and writer for NumPy .npy files holding float32 or float64 arrays, for `gelu apply`.
+//
+// This is the one parser in gelu that eats untrusted bytes, so it checks everything before it allocates or
+// copies: the magic string, the version (1.0, 2.0, 3.0), the header length against the file, the header as a
+// Python dict literal with exactly the keys 'descr', 'fortran_order' and 'shape', the shape's element count
+// against overflow, and the data size against the file size (too little or too much is an error: a header that
+// lies about its shape is refused, never trusted). tests/fuzz/npy_fuzz.cc fuzzes Parse with libFuzzer.
+//
+// Supported: descr '<f4', '<f8' (also '=', '|' = native, little-endian here) and big-endian '>f4', '>f8'
+// (byte-swapped on read; Write always writes little-endian); fortran_order True or False (kept as read: GELU is
+// elementwise, so the element order does not matter as long as it is written back the same way); any rank,
+// including 0-d arrays and arrays with zero elements. Refused with a message naming the dtype: float16 (until
+// the half-precision issue lands), integers, booleans, complex, strings, objects, datetimes and structured
+// dtypes.
+#ifndef GELU_TOOLS_NPY_H_
+#define GELU_TOOLS_NPY_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <filesystem>
+#include <span>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace gelu::npy {
+
+// Every failure of this module: a message that says what is wrong and where, without the file name (callers
+// prefix it).
+class Error : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+enum class DType { f32, f64 };
+const char* to_string(DType t);  // "float32" / "float64"
+
+struct Array {
+  DType dtype = DType::f32;
+  bool fortran_order = false;
+  std::vector<uint64_t> shape;  // empty: a 0-d array holding one element
+  std::vector<float> f32;       // the elements in file order, native byte order; used when dtype == f32
+  std::vector<double> f64;      // used when dtype == f64
+
+  size_t size() const { return dtype == DType::f32 ? f32.size() : f64.size(); }
+};
+
+// "(3, 4)", "(3,)", "()": the shape as numpy prints it.
+std::string ShapeString(const std::vector<uint64_t>& shape);
+
+// Parses a whole .npy file held in memory. Throws npy::Error on anything malformed or unsupported.
+Array Parse(std::span<const std::byte> file);
+
+// The .npy bytes for `a`: version 1.0 (2.0 when the header exceeds 65535 bytes), little-endian descr, header
+// padded with spaces to a multiple of 64 bytes and ended by '\n', as numpy.save writes it.
+std::vector<std::byte> Serialize(const Array& a);
+
+// Reads and parses `path`. Throws npy::Error naming the path ("cannot open 'x.npy': No such file or directory",
+// "'x.npy': truncated data: ...").
+Array Read(const std::filesystem::path& path);
+
+// Writes `a` to `path` atomically: into a temporary file in the same directory, renamed over `path` only once
+// every byte is written and flushed. On any failure the temporary file is removed and `path` is untouched, so
+// `path` may be the input file itself. A new file gets mode 0666 minus the umask; an existing one keeps its mode.
+void Write(const std::filesystem::path& path, const Array& a);
+
+}  // namespace gelu::npy
+
+#endif  // GELU_TOOLS_NPY_H_
