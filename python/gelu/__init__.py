@@ -2,8 +2,11 @@
 """gelu: the GELU activation and its gradient on NumPy arrays, accurate for every input.
 
     >>> import numpy as np, gelu
-    >>> gelu.forward(np.array([-14.0, -1.0, 0.0, 1.0], np.float32))
-    array([-1.0764e-43, -1.5865526e-01,  0.0000000e+00,  8.4134471e-01], dtype=float32)
+    >>> gelu.forward(np.array([-14.0, -1.0, 0.0, 1.0], np.float32))  # F.gelu gives 0 at -14
+    array([-1.0930128e-43, -1.5865526e-01,  0.0000000e+00,  8.4134477e-01],
+          dtype=float32)
+    >>> gelu.backward(np.ones(2), np.array([-1.0, 1.0]), approximate="tanh")
+    array([-0.08296408,  1.08296408])
 
 Functions (float32 and float64 arrays, any shape or strides; the GIL is released during the work):
     forward(x, approximate="none", out=None)         y = f(x)

@@ -205,6 +205,12 @@ def test_threads_do_not_change_results():
     np.testing.assert_array_equal(gelu.backward(x, x), one_b)
 
 
+def test_docstring_examples():
+    import doctest
+    failed, attempted = doctest.testmod(gelu, verbose=False)
+    assert attempted >= 2 and failed == 0
+
+
 def test_simd_target_and_version():
     assert isinstance(gelu.simd_target(), str) and gelu.simd_target()
     assert gelu.__version__.count(".") == 2
