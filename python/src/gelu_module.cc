@@ -113,7 +113,8 @@ void CheckOverlap(const char* fn, const char* in_name, const py::array& in, cons
   if (in.size() == 0 || out.size() == 0) return;
   const Extent e = ExtentOf(in), f = ExtentOf(out);
   if (e.hi <= f.lo || f.hi <= e.lo || Identical(in, out)) return;
-  static py::object shares_memory = py::module_::import("numpy").attr("shares_memory");
+  // Leaked on purpose: a static py::object would be destroyed after the interpreter has finalized.
+  static const py::handle shares_memory = py::object(py::module_::import("numpy").attr("shares_memory")).release();
   if (py::cast<bool>(shares_memory(in, out))) {
     throw py::value_error(std::string(fn) + ": out overlaps " + in_name +
                           " without being the same array; pass out=" + in_name +
@@ -190,7 +191,7 @@ void RunBackward(const char* fn, Kind k, const void* g, const void* x, void* out
 // Writes `result` (C-contiguous) into `out` unless it already is out's memory.
 void CopyBack(const py::array& result, const py::array& out) {
   if (result.ptr() == out.ptr()) return;
-  static py::object copyto = py::module_::import("numpy").attr("copyto");
+  static const py::handle copyto = py::object(py::module_::import("numpy").attr("copyto")).release();  // leaked, as above
   copyto(out, result);
 }
 
