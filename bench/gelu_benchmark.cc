@@ -327,6 +327,9 @@ void RegisterType() {
             }
 #endif
           }
+          // The naive loop is compute-bound at 20x below memory speed, so 16 Mi only repeats 1 Mi's rate at
+          // ~0.3 s a call; only the headline f32 forward keeps it there, to bound the suite's run time.
+          if (n == kMaxSize && !(sizeof(T) == 4 && op == Op::kForward)) continue;
           Finish(benchmark::RegisterBenchmark(
                      Name("naive", OpName(op), TypeName<T>(), "none", DistName(dist), threads, n).c_str(),
                      [=](benchmark::State& s) { BM_Naive<T>(s, op, dist, threads, n); }),

@@ -5,14 +5,14 @@
 # with the issue's speed targets marked met or missed. About 4 minutes on 2 cores; --quick takes well under one.
 #
 #   bench/run_benchmarks.sh [--quick]
-#   env: BUILD_DIR (build-bench), OUT_DIR ($BUILD_DIR/results), GELU_BENCH_MIN_TIME (0.1 s per repetition),
+#   env: BUILD_DIR (build-bench), OUT_DIR ($BUILD_DIR/results), GELU_BENCH_MIN_TIME (0.05 s per repetition),
 #        GELU_BENCH_REPETITIONS (3), GELU_BENCH_FILTER (a regex over benchmark names; '.' = all)
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
 build_dir=${BUILD_DIR:-build-bench}
 out_dir=${OUT_DIR:-$build_dir/results}
-min_time=${GELU_BENCH_MIN_TIME:-0.1}
+min_time=${GELU_BENCH_MIN_TIME:-0.05}
 reps=${GELU_BENCH_REPETITIONS:-3}
 filter=${GELU_BENCH_FILTER:-.}
 torch_args=()
