@@ -30,7 +30,7 @@ def _z_and_dz(x, approximate):
 
 def gelu_mp(x, approximate="none"):
     """f(x) as an mpf; x a finite Python float."""
-    x = mpmath.mpf(x)
+    x = mpmath.mpf(float(x))
     if approximate == "none":
         return x * mpmath.ncdf(x)
     z, _ = _z_and_dz(x, approximate)
@@ -39,7 +39,7 @@ def gelu_mp(x, approximate="none"):
 
 def gelu_derivative_mp(x, approximate="none"):
     """f'(x) as an mpf; x a finite Python float."""
-    x = mpmath.mpf(x)
+    x = mpmath.mpf(float(x))
     if approximate == "none":
         return mpmath.ncdf(x) + x * mpmath.npdf(x)
     z, dz = _z_and_dz(x, approximate)
