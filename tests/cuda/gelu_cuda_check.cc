@@ -1,0 +1,83 @@
+// SPDX-License-Identifier: Apache-2.0
+// Standalone GPU test driver: the checks of gpu_checks.h without GoogleTest, for bench/gpu/check.sh, which
+// builds it with nvcc alone on a GPU machine that has none of our Debian packages. The GoogleTest files in this
+// folder run the same checks under CTest.
+//
+// Usage: gelu_cuda_check [--quick] [--no-large] [--only SUBSTRING]
+//   --quick     sizes/offsets, argument checks and the 16-bit forward functions only (seconds)
+//   --no-large  skip the in-place 2^34 + 3 element check (64 GiB of device memory)
+// Exit status: 0 all passed, 1 a check failed, 77 no usable GPU (nothing was checked).
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <string>
+
+#include "tests/cuda/gpu_checks.h"
+
+namespace {
+
+using gelu::cuda_test::Report;
+
+int g_failed = 0, g_passed = 0, g_skipped = 0;
+
+void Print(const std::string& name, const Report& r, double seconds) {
+  std::printf("%-40s %6.1f s  %s\n", name.c_str(), seconds, r.Summary().c_str());
+  std::fflush(stdout);
+  if (r.skipped) {
+    ++g_skipped;
+  } else if (r.ok()) {
+    ++g_passed;
+  } else {
+    ++g_failed;
+  }
+}
+
+template <class F>
+void Run(const std::string& name, const std::string& only, F check) {
+  if (!only.empty() && name.find(only) == std::string::npos) return;
+  const auto t0 = std::chrono::steady_clock::now();
+  const Report r = check();
+  Print(name, r, std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  using namespace gelu::cuda_test;  // NOLINT
+  bool quick = false, large = true;
+  std::string only;
+  for (int i = 1; i < argc; ++i) {
+    if (!std::strcmp(argv[i], "--quick")) {
+      quick = true;
+    } else if (!std::strcmp(argv[i], "--no-large")) {
+      large = false;
+    } else if (!std::strcmp(argv[i], "--only") && i + 1 < argc) {
+      only = argv[++i];
+    } else {
+      std::fprintf(stderr, "usage: %s [--quick] [--no-large] [--only SUBSTRING]\n", argv[0]);
+      return 2;
+    }
+  }
+  // Argument checks never reach the device: they run (and must pass) with or without a GPU.
+  Run("invalid arguments (host pointers)", only, [] { return CheckInvalidArguments(false); });
+  const std::string why = GpuUnavailableReason();
+  if (!why.empty()) {
+    Run("no device: valid call -> GELU_CUDA_ERROR", only, [] { return CheckNoDeviceError(); });
+    std::printf("NO GPU: %s. GPU checks not run (exit 77).\n", why.c_str());
+    return g_failed ? 1 : 77;
+  }
+  std::printf("device: %s; host threads: %u\n", DeviceDescription().c_str(), HostThreads());
+  Run("invalid arguments (device memory)", only, [] { return CheckInvalidArguments(true); });
+  for (const Function& f : AllFunctions()) {
+    Run("sizes/offsets " + f.Name(), only, [&] { return CheckSizesAndOffsets(f); });
+  }
+  for (const Function& f : AllFunctions()) {
+    const bool small = f.type != Type::kF32 && !f.backward;  // 65,536 inputs
+    if (quick && !small) continue;
+    Run(std::string(small ? "all 2^16 inputs " : "all 2^32 inputs ") + f.Name(), only,
+        [&] { return CheckExhaustive(f); });
+  }
+  if (large && !quick) Run("in place, 2^34 + 3 elements", only, [] { return CheckLargeInPlace(); });
+  std::printf("gelu_cuda_check: %d passed, %d failed, %d skipped\n", g_passed, g_failed, g_skipped);
+  return g_failed ? 1 : 0;
+}

@@ -1,0 +1,617 @@
+// SPDX-License-Identifier: Apache-2.0
+// Checks of gelu_cuda (include/gelu/gelu_cuda.h) against the host evaluation of the same per-element source
+// (src/cuda/gelu_ops.h over src/common/gelu_scalar.h), shared by the GoogleTest files in this folder and by the
+// standalone driver gelu_cuda_check.cc that bench/gpu/check.sh builds with nvcc alone (no GTest, no Highway).
+//
+// Each check returns a Report: what it compared, how many mismatches, the first ones in hexadecimal. Equality is
+// bitwise, except that a float32 NaN matches any NaN (host and device propagate NaN payloads differently; the
+// 16-bit types return one canonical NaN on both sides, so they compare bitwise throughout). Outputs are poisoned
+// before every call and guard elements around them are checked, so unwritten and stray writes both show.
+#ifndef GELU_TESTS_CUDA_GPU_CHECKS_H_
+#define GELU_TESTS_CUDA_GPU_CHECKS_H_
+
+#include <cuda_runtime_api.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <functional>
+#include <mutex>
+#include <ostream>
+#include <random>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "gelu/gelu_cuda.h"
+#include "src/cuda/gelu_ops.h"
+
+namespace gelu::cuda_test {
+
+enum class Type { kF32, kBf16, kF16 };
+inline size_t TypeSize(Type t) { return t == Type::kF32 ? 4 : 2; }
+inline const char* TypeName(Type t) { return t == Type::kF32 ? "f32" : t == Type::kBf16 ? "bf16" : "f16"; }
+inline const char* FormName(int form) { return form == 0 ? "none" : form == 1 ? "tanh" : "sigmoid"; }
+
+struct Function {
+  Type type;
+  bool backward;
+  int form;  // gelu_approximate
+  std::string Name() const {
+    return std::string(backward ? "backward_" : "forward_") + TypeName(type) + "/" + FormName(form);
+  }
+};
+
+// GoogleTest prints parameters with this (found by argument-dependent lookup).
+inline void PrintTo(const Function& f, std::ostream* os) { *os << f.Name(); }
+
+inline std::vector<Function> AllFunctions() {
+  std::vector<Function> all;
+  for (Type t : {Type::kF32, Type::kBf16, Type::kF16}) {
+    for (bool backward : {false, true}) {
+      for (int form = 0; form < 3; ++form) all.push_back({t, backward, form});
+    }
+  }
+  return all;
+}
+
+// The C API call for f. g is ignored by forward functions.
+inline gelu_status Call(const Function& f, const void* g, const void* x, void* y, size_t n, gelu_approximate a,
+                        void* stream) {
+  using U = uint16_t;
+  switch (f.type) {
+    case Type::kF32:
+      return f.backward ? gelu_cuda_backward_f32(static_cast<const float*>(g), static_cast<const float*>(x),
+                                                 static_cast<float*>(y), n, a, stream)
+                        : gelu_cuda_forward_f32(static_cast<const float*>(x), static_cast<float*>(y), n, a, stream);
+    case Type::kBf16:
+      return f.backward ? gelu_cuda_backward_bf16(static_cast<const U*>(g), static_cast<const U*>(x),
+                                                  static_cast<U*>(y), n, a, stream)
+                        : gelu_cuda_forward_bf16(static_cast<const U*>(x), static_cast<U*>(y), n, a, stream);
+    default:
+      return f.backward ? gelu_cuda_backward_f16(static_cast<const U*>(g), static_cast<const U*>(x),
+                                                 static_cast<U*>(y), n, a, stream)
+                        : gelu_cuda_forward_f16(static_cast<const U*>(x), static_cast<U*>(y), n, a, stream);
+  }
+}
+inline gelu_status Call(const Function& f, const void* g, const void* x, void* y, size_t n, void* stream) {
+  return Call(f, g, x, y, n, static_cast<gelu_approximate>(f.form), stream);
+}
+
+// ---- Host side: threads, evaluation, comparison.
+
+inline unsigned HostThreads() { return std::max(1u, std::thread::hardware_concurrency()); }
+
+// fn(begin, end) over [0, n) split into one contiguous range per thread.
+inline void ParallelFor(size_t n, const std::function<void(size_t, size_t)>& fn) {
+  const size_t threads = std::min<size_t>(HostThreads(), std::max<size_t>(1, n / 4096));
+  if (threads <= 1) return fn(0, n);
+  std::vector<std::thread> pool;
+  for (size_t t = 0; t < threads; ++t) {
+    pool.emplace_back([&, t] { fn(n * t / threads, n * (t + 1) / threads); });
+  }
+  for (auto& th : pool) th.join();
+}
+
+template <class Op>
+void HostEvalOp(const void* g, const void* x, void* y, size_t begin, size_t end) {
+  using T = typename Op::T;
+  const T* xs = static_cast<const T*>(x);
+  const T* gs = static_cast<const T*>(g);
+  T* ys = static_cast<T*>(y);
+  for (size_t i = begin; i < end; ++i) {
+    if constexpr (Op::kInputs == 1) {
+      const T in[1] = {xs[i]};
+      ys[i] = Op::Apply(in);
+    } else {
+      const T in[2] = {gs[i], xs[i]};
+      ys[i] = Op::Apply(in);
+    }
+  }
+}
+
+template <template <int> class Op>
+void HostEvalForm(int form, const void* g, const void* x, void* y, size_t begin, size_t end) {
+  if (form == 0) return HostEvalOp<Op<0>>(g, x, y, begin, end);
+  if (form == 1) return HostEvalOp<Op<1>>(g, x, y, begin, end);
+  return HostEvalOp<Op<2>>(g, x, y, begin, end);
+}
+
+// y[i] = the host evaluation of f at (g[i], x[i]) for i in [begin, end), single-threaded.
+inline void HostEval(const Function& f, const void* g, const void* x, void* y, size_t begin, size_t end) {
+  using namespace gelu::cuda;  // NOLINT: the Op templates
+  switch (f.type) {
+    case Type::kF32:
+      return f.backward ? HostEvalForm<BackwardF32Op>(f.form, g, x, y, begin, end)
+                        : HostEvalForm<ForwardF32Op>(f.form, g, x, y, begin, end);
+    case Type::kBf16:
+      return f.backward ? HostEvalForm<BackwardBf16Op>(f.form, g, x, y, begin, end)
+                        : HostEvalForm<ForwardBf16Op>(f.form, g, x, y, begin, end);
+    default:
+      return f.backward ? HostEvalForm<BackwardF16Op>(f.form, g, x, y, begin, end)
+                        : HostEvalForm<ForwardF16Op>(f.form, g, x, y, begin, end);
+  }
+}
+
+inline uint32_t Element(Type t, const void* p, size_t i) {
+  if (t == Type::kF32) {
+    uint32_t u;
+    std::memcpy(&u, static_cast<const char*>(p) + 4 * i, 4);
+    return u;
+  }
+  uint16_t h;
+  std::memcpy(&h, static_cast<const char*>(p) + 2 * i, 2);
+  return h;
+}
+inline void SetElement(Type t, void* p, size_t i, uint32_t v) {
+  if (t == Type::kF32) {
+    std::memcpy(static_cast<char*>(p) + 4 * i, &v, 4);
+  } else {
+    const uint16_t h = static_cast<uint16_t>(v);
+    std::memcpy(static_cast<char*>(p) + 2 * i, &h, 2);
+  }
+}
+inline bool IsNanF32(uint32_t u) { return (u & 0x7FFFFFFFu) > 0x7F800000u; }
+inline bool SameResult(Type t, uint32_t got, uint32_t want) {
+  return got == want || (t == Type::kF32 && IsNanF32(got) && IsNanF32(want));
+}
+
+struct Report {
+  bool skipped = false;
+  std::string skip_reason;
+  uint64_t checked = 0;      // elements compared
+  uint64_t mismatches = 0;   // results that differ from the host's, plus guard elements that changed
+  std::string failures;      // the first few, one per line
+  std::string cuda_error;    // a failed CUDA call, if any (then the check stopped)
+  bool ok() const { return skipped || (mismatches == 0 && cuda_error.empty()); }
+  void Fail(const std::string& line) {
+    ++mismatches;
+    if (mismatches <= 8) failures += line + "\n";
+  }
+  std::string Summary() const {
+    char buf[160];
+    if (skipped) return "SKIPPED (" + skip_reason + ")";
+    std::snprintf(buf, sizeof buf, "%s: %llu compared, %llu mismatches", ok() ? "PASS" : "FAIL",
+                  static_cast<unsigned long long>(checked), static_cast<unsigned long long>(mismatches));
+    std::string s = buf;
+    if (!cuda_error.empty()) s += "; CUDA error: " + cuda_error;
+    if (!failures.empty()) s += "\n" + failures;
+    return s;
+  }
+};
+
+inline std::string Hex(uint32_t v, Type t) {
+  char buf[16];
+  std::snprintf(buf, sizeof buf, t == Type::kF32 ? "0x%08x" : "0x%04x", v);
+  return buf;
+}
+
+// Compares n results; g may be null (forward). Thread-safe accumulation into r.
+inline void Compare(const Function& f, const void* g, const void* x, const void* got, const void* want, size_t n,
+                    uint64_t index_base, Report* r) {
+  std::atomic<uint64_t> bad{0};
+  std::vector<std::string> lines;
+  std::mutex lines_mutex;
+  ParallelFor(n, [&](size_t begin, size_t end) {
+    for (size_t i = begin; i < end; ++i) {
+      const uint32_t a = Element(f.type, got, i), b = Element(f.type, want, i);
+      if (SameResult(f.type, a, b)) continue;
+      if (bad.fetch_add(1) < 8) {
+        std::string line = f.Name() + " i=" + std::to_string(index_base + i) + " x=" + Hex(Element(f.type, x, i), f.type);
+        if (g != nullptr) line += " g=" + Hex(Element(f.type, g, i), f.type);
+        line += " device=" + Hex(a, f.type) + " host=" + Hex(b, f.type);
+        std::lock_guard<std::mutex> lock(lines_mutex);
+        lines.push_back(line);
+      }
+    }
+  });
+  r->checked += n;
+  const uint64_t total = bad.load();
+  for (const auto& line : lines) r->Fail(line);
+  r->mismatches += total - std::min<uint64_t>(total, lines.size());
+}
+
+// ---- Device side.
+
+// "" when a CUDA device is usable, else why not.
+inline std::string GpuUnavailableReason() {
+  int count = 0;
+  const cudaError_t err = cudaGetDeviceCount(&count);
+  if (err != cudaSuccess) return std::string("cudaGetDeviceCount: ") + cudaGetErrorString(err);
+  if (count == 0) return "no CUDA device";
+  return "";
+}
+
+inline std::string DeviceDescription() {
+  int dev = 0;
+  cudaDeviceProp prop{};
+  if (cudaGetDevice(&dev) != cudaSuccess || cudaGetDeviceProperties(&prop, dev) != cudaSuccess) return "unknown";
+  char buf[256];
+  std::snprintf(buf, sizeof buf, "%s, sm_%d%d, %d SMs, %.1f GiB, L2 %d MiB", prop.name, prop.major, prop.minor,
+                prop.multiProcessorCount, prop.totalGlobalMem / 1073741824.0, prop.l2CacheSize >> 20);
+  return buf;
+}
+
+// Records a failed CUDA call in r; true if it failed.
+inline bool Failed(cudaError_t err, const char* what, Report* r) {
+  if (err == cudaSuccess) return false;
+  if (r->cuda_error.empty()) r->cuda_error = std::string(what) + ": " + cudaGetErrorString(err);
+  return true;
+}
+
+struct DeviceBuffer {
+  void* p = nullptr;
+  DeviceBuffer() = default;
+  explicit DeviceBuffer(size_t bytes) {
+    if (cudaMalloc(&p, bytes) != cudaSuccess) p = nullptr;
+  }
+  ~DeviceBuffer() {
+    if (p != nullptr) cudaFree(p);
+  }
+  DeviceBuffer(const DeviceBuffer&) = delete;
+  DeviceBuffer& operator=(const DeviceBuffer&) = delete;
+  char* bytes() const { return static_cast<char*>(p); }
+};
+
+// Page-locked host memory (fast copies), or plain memory if pinning fails.
+struct HostBuffer {
+  void* p = nullptr;
+  bool pinned = false;
+  explicit HostBuffer(size_t bytes) {
+    if (cudaMallocHost(&p, bytes) == cudaSuccess) {
+      pinned = true;
+    } else {
+      (void)cudaGetLastError();
+      p = std::malloc(bytes);
+    }
+  }
+  ~HostBuffer() {
+    if (pinned) {
+      cudaFreeHost(p);
+    } else {
+      std::free(p);
+    }
+  }
+  HostBuffer(const HostBuffer&) = delete;
+  HostBuffer& operator=(const HostBuffer&) = delete;
+  char* bytes() const { return static_cast<char*>(p); }
+};
+
+// Poison bytes: 0xFF makes a float32 NaN (0xffffffff) / 16-bit NaN; 0xA5 a finite value (-2.9e-16 as float32,
+// -2.9e-16 as bf16, -0.0224 as fp16). The exhaustive checks use 0xA5, so that a NaN input's NaN result cannot hide
+// an unwritten element; the finite value itself is a possible result for a handful of inputs, where an unwritten
+// element would go unseen, which the sizes check (0xFF, finite inputs mostly) covers.
+constexpr int kPoisonFinite = 0xA5;
+constexpr int kPoisonNan = 0xFF;
+
+// Runs f over `total` elements in chunks of `chunk`; fill(begin, count, g, x) writes the host inputs (g is null for
+// forward functions). Every result is compared with the host's.
+inline Report CheckStream(const Function& f, uint64_t total, size_t chunk,
+                          const std::function<void(uint64_t, size_t, void*, void*)>& fill) {
+  Report r;
+  const size_t es = TypeSize(f.type), bytes = chunk * es;
+  DeviceBuffer dx(bytes), dg(f.backward ? bytes : 16), dy(bytes);
+  HostBuffer hx(bytes), hg(f.backward ? bytes : 16), hy(bytes), want(bytes);
+  if (dx.p == nullptr || dg.p == nullptr || dy.p == nullptr || hx.p == nullptr || hg.p == nullptr ||
+      hy.p == nullptr || want.p == nullptr) {
+    r.cuda_error = "allocation of " + std::to_string(bytes) + "-byte buffers failed";
+    return r;
+  }
+  void* g_host = f.backward ? hg.p : nullptr;
+  for (uint64_t begin = 0; begin < total; begin += chunk) {
+    const size_t n = static_cast<size_t>(std::min<uint64_t>(chunk, total - begin));
+    ParallelFor(n, [&](size_t b, size_t e) {
+      fill(begin + b, e - b, g_host == nullptr ? nullptr : hg.bytes() + b * es, hx.bytes() + b * es);
+    });
+    if (Failed(cudaMemcpy(dx.p, hx.p, n * es, cudaMemcpyHostToDevice), "cudaMemcpy x", &r)) return r;
+    if (f.backward && Failed(cudaMemcpy(dg.p, hg.p, n * es, cudaMemcpyHostToDevice), "cudaMemcpy g", &r)) return r;
+    if (Failed(cudaMemset(dy.p, kPoisonFinite, n * es), "cudaMemset", &r)) return r;
+    const gelu_status s = Call(f, dg.p, dx.p, dy.p, n, nullptr);
+    if (s != GELU_OK) {
+      r.cuda_error = "gelu_cuda call returned " + std::to_string(s) + ": " + gelu_cuda_last_error_string();
+      return r;
+    }
+    if (Failed(cudaMemcpy(hy.p, dy.p, n * es, cudaMemcpyDeviceToHost), "cudaMemcpy y", &r)) return r;
+    ParallelFor(n, [&](size_t b, size_t e) { HostEval(f, g_host, hx.p, want.p, b, e); });
+    Compare(f, g_host, hx.p, hy.p, want.p, n, begin, &r);
+  }
+  return r;
+}
+
+// Every input: float32, all 2^32 bit patterns of x (grad_out, for backward, a fixed pseudo-random mix of
+// arbitrary bit patterns and values in [0.5, 2) of either sign); bf16/fp16 forward, all 65,536 x; bf16/fp16
+// backward, all 2^32 (grad_out, x) pairs.
+inline uint32_t Mix(uint64_t i) {  // splitmix64's finaliser, low 32 bits
+  uint64_t z = i + 0x9E3779B97F4A7C15ull;
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  return static_cast<uint32_t>(z ^ (z >> 31));
+}
+inline uint32_t GradBitsF32(uint64_t i) {
+  const uint32_t h = Mix(i);
+  if (h & 1) return Mix(i ^ 0x5555);                       // any bit pattern: tiny, huge, inf, NaN
+  return (h & 0x80000000u) | (0x3F000000u + (h >> 8 & 0xFFFFFF));  // [0.5, 2) with a random sign
+}
+
+inline Report CheckExhaustive(const Function& f, size_t chunk = size_t{1} << 26) {
+  if (f.type == Type::kF32) {
+    return CheckStream(f, uint64_t{1} << 32, chunk, [&](uint64_t begin, size_t n, void* g, void* x) {
+      auto* xs = static_cast<uint32_t*>(x);
+      auto* gs = static_cast<uint32_t*>(g);
+      for (size_t i = 0; i < n; ++i) {
+        xs[i] = static_cast<uint32_t>(begin + i);
+        if (gs != nullptr) gs[i] = GradBitsF32(begin + i);
+      }
+    });
+  }
+  const uint64_t total = f.backward ? uint64_t{1} << 32 : uint64_t{1} << 16;
+  return CheckStream(f, total, std::min<size_t>(chunk, total), [&](uint64_t begin, size_t n, void* g, void* x) {
+    auto* xs = static_cast<uint16_t*>(x);
+    auto* gs = static_cast<uint16_t*>(g);
+    for (size_t i = 0; i < n; ++i) {
+      xs[i] = static_cast<uint16_t>(begin + i);
+      if (gs != nullptr) gs[i] = static_cast<uint16_t>((begin + i) >> 16);
+    }
+  });
+}
+
+// Random inputs of type t: mostly N(0, 3)-like values (sum of uniforms), an eighth arbitrary bit patterns.
+inline void RandomFill(Type t, void* p, size_t n, uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<float> u(-3.f, 3.f);
+  for (size_t i = 0; i < n; ++i) {
+    const uint64_t r = rng();
+    float v = u(rng) + u(rng) + u(rng);
+    uint32_t bits;
+    std::memcpy(&bits, &v, 4);
+    if ((r & 7) == 0) bits = static_cast<uint32_t>(r >> 32);
+    if (t == Type::kF32) {
+      SetElement(t, p, i, bits);
+    } else if (t == Type::kBf16) {
+      SetElement(t, p, i, (r & 7) == 0 ? bits >> 16 : gelu::cuda::Bf16::FromDouble(v));
+    } else {
+      SetElement(t, p, i, (r & 7) == 0 ? bits >> 16 : gelu::cuda::F16::FromDouble(v));
+    }
+  }
+}
+
+// Sizes 0..40 and around powers of two and vector multiples, element offsets of x, grad_out and the output
+// (equal, so the vector path runs, and unequal modulo 16 bytes, so the scalar path runs), in place (y == x and,
+// for backward, y == grad_out), and a non-default stream. Guards of kGuard elements on both sides of the output
+// must be left as they were.
+inline Report CheckSizesAndOffsets(const Function& f, uint64_t seed = 1) {
+  Report r;
+  constexpr size_t kGuard = 40;
+  const size_t es = TypeSize(f.type);
+  std::vector<size_t> sizes;
+  for (size_t n = 0; n <= 40; ++n) sizes.push_back(n);
+  for (size_t n : {63, 64, 65, 127, 128, 129, 255, 256, 257, 1000, 1023, 1024, 1025, 4097, 65535, 65537,
+                   (1 << 20) + 3, 3000017}) {
+    sizes.push_back(n);
+  }
+  struct Offsets {
+    size_t x, g, y;
+    int in_place;  // 0: separate output; 1: y == x; 2: y == grad_out
+  };
+  std::vector<Offsets> offsets = {{0, 0, 0, 0}, {1, 1, 1, 0}, {3, 3, 3, 0}, {5, 5, 5, 0}, {7, 7, 7, 0},
+                                  {0, 1, 2, 0}, {2, 0, 1, 0}, {1, 3, 0, 0}, {4, 4, 0, 0}, {0, 0, 0, 1},
+                                  {3, 3, 3, 1}, {6, 2, 2, 1}};
+  if (f.backward) offsets.push_back({5, 1, 1, 2}), offsets.push_back({0, 0, 0, 2});
+  cudaStream_t stream = nullptr;
+  if (Failed(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), "cudaStreamCreate", &r)) return r;
+  const size_t cap = sizes.back() + 2 * kGuard + 16;
+  DeviceBuffer dx(cap * es), dg(cap * es), dy(cap * es);
+  std::vector<char> hx(cap * es), hg(cap * es), hy(cap * es), want(cap * es), got(cap * es);
+  if (dx.p == nullptr || dg.p == nullptr || dy.p == nullptr) {
+    r.cuda_error = "cudaMalloc failed";
+    cudaStreamDestroy(stream);
+    return r;
+  }
+  uint64_t case_index = 0;
+  for (size_t n : sizes) {
+    for (const Offsets& o : offsets) {
+      ++case_index;
+      const bool use_stream = case_index % 2 == 0;
+      RandomFill(f.type, hx.data(), cap, seed * 1000003 + case_index);
+      RandomFill(f.type, hg.data(), cap, seed * 1000033 + case_index);
+      const int poison = case_index % 3 == 0 ? kPoisonFinite : kPoisonNan;
+      std::memset(hy.data(), poison, hy.size());
+      if (Failed(cudaMemcpy(dx.p, hx.data(), cap * es, cudaMemcpyHostToDevice), "cudaMemcpy", &r) ||
+          Failed(cudaMemcpy(dg.p, hg.data(), cap * es, cudaMemcpyHostToDevice), "cudaMemcpy", &r) ||
+          Failed(cudaMemcpy(dy.p, hy.data(), cap * es, cudaMemcpyHostToDevice), "cudaMemcpy", &r)) {
+        break;
+      }
+      const size_t xo = kGuard + o.x, go = kGuard + o.g, yo = o.in_place == 1 ? xo : o.in_place == 2 ? go : kGuard + o.y;
+      char* out_base = o.in_place == 1 ? dx.bytes() : o.in_place == 2 ? dg.bytes() : dy.bytes();
+      const gelu_status s = Call(f, dg.bytes() + go * es, dx.bytes() + xo * es, out_base + yo * es, n,
+                                 use_stream ? stream : nullptr);
+      if (s != GELU_OK) {
+        r.cuda_error = f.Name() + " n=" + std::to_string(n) + " returned " + std::to_string(s) + ": " +
+                       gelu_cuda_last_error_string();
+        break;
+      }
+      if (use_stream && Failed(cudaStreamSynchronize(stream), "cudaStreamSynchronize", &r)) break;
+      const void* out_host_before = o.in_place == 1 ? hx.data() : o.in_place == 2 ? hg.data() : hy.data();
+      if (Failed(cudaMemcpy(got.data(), out_base, cap * es, cudaMemcpyDeviceToHost), "cudaMemcpy", &r)) break;
+      // Expected: the host before the call everywhere, the host evaluation in [yo, yo + n).
+      std::memcpy(want.data(), out_host_before, cap * es);
+      std::vector<char> body(n * es + 1);
+      HostEval(f, hg.data() + go * es, hx.data() + xo * es, body.data(), 0, n);
+      std::memcpy(want.data() + yo * es, body.data(), n * es);
+      for (size_t i = 0; i < cap; ++i) {
+        const uint32_t a = Element(f.type, got.data(), i), b = Element(f.type, want.data(), i);
+        const bool inside = i >= yo && i < yo + n;
+        // Outside the output range nothing may change, not even a NaN's bits.
+        if (inside ? SameResult(f.type, a, b) : a == b) continue;
+        char line[200];
+        std::snprintf(line, sizeof line, "%s n=%zu offsets x%zu g%zu y%zu in_place=%d: element %zd %s: device %s, want %s",
+                      f.Name().c_str(), n, o.x, o.g, o.y, o.in_place, static_cast<ptrdiff_t>(i - yo),
+                      inside ? "(output)" : "(guard)", Hex(a, f.type).c_str(), Hex(b, f.type).c_str());
+        r.Fail(line);
+      }
+      r.checked += n;
+    }
+    if (!r.cuda_error.empty()) break;
+  }
+  cudaStreamDestroy(stream);
+  return r;
+}
+
+// Invalid arguments: each must return GELU_INVALID_ARGUMENT and write nothing (checked on real device memory when
+// `device` is true; otherwise the pointers are host addresses that the library must not touch, so only the
+// statuses are checked). n == 0 is valid with any pointers.
+inline Report CheckInvalidArguments(bool device) {
+  Report r;
+  const size_t n = 64, es = 4;
+  DeviceBuffer buf(device ? 4 * n * es : 0);
+  std::vector<float> host(4 * n, 1.0f);
+  char* base = device ? buf.bytes() : reinterpret_cast<char*>(host.data());
+  if (device) {
+    if (buf.p == nullptr) {
+      r.cuda_error = "cudaMalloc failed";
+      return r;
+    }
+    if (Failed(cudaMemset(buf.p, kPoisonFinite, 4 * n * es), "cudaMemset", &r)) return r;
+  }
+  for (const Function& f : AllFunctions()) {
+    const size_t fs = TypeSize(f.type);
+    char* x = base;
+    char* g = base + n * es;
+    char* y = base + 2 * n * es;
+    struct Case {
+      const char* what;
+      const void* g;
+      const void* x;
+      void* y;
+      size_t n;
+      int approximate;
+      gelu_status want;
+    };
+    std::vector<Case> cases = {
+        {"null x", g, nullptr, y, n, f.form, GELU_INVALID_ARGUMENT},
+        {"null y", g, x, nullptr, n, f.form, GELU_INVALID_ARGUMENT},
+        {"approximate 3", g, x, y, n, 3, GELU_INVALID_ARGUMENT},
+        {"approximate -1", g, x, y, n, -1, GELU_INVALID_ARGUMENT},
+        {"y = x + 1 (partial overlap)", g, x, x + fs, n, f.form, GELU_INVALID_ARGUMENT},
+        {"x = y + 1 (partial overlap)", g, y + fs, y, n, f.form, GELU_INVALID_ARGUMENT},
+        {"misaligned x", g, x + 1, y, n, f.form, GELU_INVALID_ARGUMENT},
+        {"misaligned y", g, x, y + 1, n, f.form, GELU_INVALID_ARGUMENT},
+        {"byte count overflows", g, x, y, SIZE_MAX / 2 + 7, f.form, GELU_INVALID_ARGUMENT},
+        {"n = 0, null pointers", nullptr, nullptr, nullptr, 0, f.form, GELU_OK},
+        {"n = 0, approximate 7", g, x, y, 0, 7, GELU_INVALID_ARGUMENT},
+    };
+    if (f.backward) {
+      cases.push_back({"null grad_out", nullptr, x, y, n, f.form, GELU_INVALID_ARGUMENT});
+      cases.push_back({"y = grad_out + 1 (partial overlap)", g, x, g + fs, n, f.form, GELU_INVALID_ARGUMENT});
+      cases.push_back({"misaligned grad_out", g + 1, x, y, n, f.form, GELU_INVALID_ARGUMENT});
+      // Inputs may overlap each other: only outputs are restricted. (Valid call, so device memory only.)
+      if (device) cases.push_back({"grad_out = x + 1 (inputs overlap)", x + fs, x, y, n, f.form, GELU_OK});
+    }
+    for (const Case& c : cases) {
+      ++r.checked;
+      const gelu_status s = Call(f, c.g, c.x, c.y, c.n, static_cast<gelu_approximate>(c.approximate), nullptr);
+      if (s != c.want) {
+        r.Fail(f.Name() + " " + c.what + ": returned " + std::to_string(s) + ", want " + std::to_string(c.want));
+      }
+    }
+  }
+  if (device) {
+    // Only the last valid call (grad_out = x + 1 -> y) may have written, into y; x and g must still be poison.
+    std::vector<unsigned char> back(2 * n * es);
+    if (Failed(cudaMemcpy(back.data(), buf.p, back.size(), cudaMemcpyDeviceToHost), "cudaMemcpy", &r)) return r;
+    for (size_t i = 0; i < back.size(); ++i) {
+      if (back[i] != kPoisonFinite) {
+        r.Fail("byte " + std::to_string(i) + " of the input buffers changed after invalid calls");
+        break;
+      }
+    }
+  }
+  return r;
+}
+
+// n >= 2^34 + 3 float32 elements in place (64 GiB, skipped if the device has less free memory), offset by one
+// element so that the head, the vector body and the tail all run, with indices past 2^32 and 2^33; every element
+// is copied back and checked, and a guard after the array must be untouched.
+inline Report CheckLargeInPlace(uint64_t n = (uint64_t{1} << 34) + 3) {
+  Report r;
+  const size_t es = 4, guard = 64;
+  const size_t bytes = static_cast<size_t>((n + 1 + guard) * es);
+  size_t free_bytes = 0, total_bytes = 0;
+  if (Failed(cudaMemGetInfo(&free_bytes, &total_bytes), "cudaMemGetInfo", &r)) return r;
+  if (free_bytes < bytes + (size_t{1} << 30)) {
+    r.skipped = true;
+    r.skip_reason = "needs " + std::to_string(bytes >> 30) + " GiB of device memory, " +
+                    std::to_string(free_bytes >> 30) + " GiB free";
+    return r;
+  }
+  DeviceBuffer buf(bytes);
+  if (buf.p == nullptr) {
+    r.cuda_error = "cudaMalloc of " + std::to_string(bytes) + " bytes failed";
+    return r;
+  }
+  // 0x3F3F3F3F = 0.74709713 as float32, everywhere; the call changes [1, 1 + n) only.
+  if (Failed(cudaMemset(buf.p, 0x3F, bytes), "cudaMemset", &r)) return r;
+  float* x = reinterpret_cast<float*>(buf.bytes() + es);
+  const Function f{Type::kF32, false, 0};
+  if (gelu_cuda_forward_f32(x, x, static_cast<size_t>(n), GELU_APPROXIMATE_NONE, nullptr) != GELU_OK) {
+    r.cuda_error = std::string("gelu_cuda_forward_f32: ") + gelu_cuda_last_error_string();
+    return r;
+  }
+  if (Failed(cudaDeviceSynchronize(), "cudaDeviceSynchronize", &r)) return r;
+  float v;
+  const uint32_t fill = 0x3F3F3F3Fu;
+  std::memcpy(&v, &fill, 4);
+  const float in[1] = {v};
+  const float want_f = gelu::cuda::ForwardF32Op<0>::Apply(in);
+  uint32_t want;
+  std::memcpy(&want, &want_f, 4);
+  const size_t chunk = size_t{1} << 28;
+  HostBuffer h(chunk * es);
+  const uint64_t elements = n + 1 + guard;
+  for (uint64_t begin = 0; begin < elements; begin += chunk) {
+    const size_t m = static_cast<size_t>(std::min<uint64_t>(chunk, elements - begin));
+    if (Failed(cudaMemcpy(h.p, buf.bytes() + begin * es, m * es, cudaMemcpyDeviceToHost), "cudaMemcpy", &r)) {
+      return r;
+    }
+    std::atomic<uint64_t> bad{0}, first{UINT64_MAX};
+    ParallelFor(m, [&](size_t b, size_t e) {
+      for (size_t i = b; i < e; ++i) {
+        const uint64_t k = begin + i;
+        const uint32_t expect = (k >= 1 && k < 1 + n) ? want : fill;
+        if (Element(Type::kF32, h.p, i) != expect) {
+          bad.fetch_add(1);
+          uint64_t cur = first.load();
+          while (k < cur && !first.compare_exchange_weak(cur, k)) {
+          }
+        }
+      }
+    });
+    r.checked += m;
+    if (bad.load() != 0) {
+      const uint64_t k = first.load();
+      r.Fail("element " + std::to_string(k) + " of the 2^34+ array (" + std::to_string(bad.load()) +
+             " wrong in this chunk): got " + Hex(Element(Type::kF32, h.p, static_cast<size_t>(k - begin)), Type::kF32) +
+             ", want " + Hex((k >= 1 && k < 1 + n) ? want : fill, Type::kF32));
+      r.mismatches += bad.load() - 1;
+    }
+  }
+  (void)f;
+  return r;
+}
+
+// Without a device, a valid call must return GELU_CUDA_ERROR with CUDA's text, never abort.
+inline Report CheckNoDeviceError() {
+  Report r;
+  std::vector<float> x(16, 1.0f), y(16, 0.0f);
+  r.checked = 1;
+  const gelu_status s = gelu_cuda_forward_f32(x.data(), y.data(), x.size(), GELU_APPROXIMATE_NONE, nullptr);
+  if (s != GELU_CUDA_ERROR) r.Fail("returned " + std::to_string(s) + ", want GELU_CUDA_ERROR");
+  if (std::strlen(gelu_cuda_last_error_string()) == 0) r.Fail("gelu_cuda_last_error_string() is empty");
+  return r;
+}
+
+}  // namespace gelu::cuda_test
+
+#endif  // GELU_TESTS_CUDA_GPU_CHECKS_H_
