@@ -22,5 +22,7 @@ if(BUILD_SHARED_LIBS)
 else()
   set(GELU_PC_PRIVATE_LIBS "-lhwy -fopenmp")
 endif()
+# Relocatable: the prefix is found from the .pc file's own location, so `cmake --install --prefix P` works for any P.
+file(RELATIVE_PATH GELU_PC_TO_PREFIX "/prefix/${CMAKE_INSTALL_LIBDIR}/pkgconfig" "/prefix")
 configure_file(${PROJECT_SOURCE_DIR}/cmake/gelu.pc.in ${PROJECT_BINARY_DIR}/gelu.pc @ONLY)
 install(FILES ${PROJECT_BINARY_DIR}/gelu.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
