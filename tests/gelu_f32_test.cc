@@ -62,6 +62,10 @@ void CheckAgainstReference(const std::vector<float>& x) {
 class GeluF32Test : public hwy::TestWithParamTarget {};
 HWY_TARGET_INSTANTIATE_TEST_SUITE_P(GeluF32Test);
 
+TEST_P(GeluF32Test, DispatchesToTheTargetUnderTest) {
+  EXPECT_STREQ(gelu_simd_target(), hwy::TargetName(GetParam()));
+}
+
 TEST_P(GeluF32Test, SpecialValuesBitwise) {
   const float inf = std::numeric_limits<float>::infinity();
   const float qnan = std::numeric_limits<float>::quiet_NaN();

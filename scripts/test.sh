@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
+# Every test: installs the Debian packages, builds everything (library, CLI, Python module, CUDA code where nvcc
+# exists, benchmarks), runs the fast tests, the exhaustive accuracy tests (label `exhaustive`), the fast tests again
+# under AddressSanitizer + UndefinedBehaviorSanitizer, and the .npy fuzzer for a bounded time.
+# Fails (non-zero exit) on the first failing step. README.md names this script; .ci/run calls it.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+jobs=$(nproc)
+
+bash scripts/install_deps.sh
+[[ -x /usr/local/cuda/bin/nvcc ]] && export PATH=$PATH:/usr/local/cuda/bin
+
+echo "== build (Release)"
+cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release -DGELU_BUILD_PYTHON=ON -DPython_EXECUTABLE=/usr/bin/python3
+cmake --build build -j "$jobs"
+
+echo "== fast tests"
+ctest --test-dir build --output-on-failure -j "$jobs" -LE exhaustive
+
+echo "== exhaustive tests (all 2^32 float32 inputs, every target; MPFR samples for float64)"
+ctest --test-dir build --output-on-failure -V -L exhaustive
+
+echo "== fast tests under AddressSanitizer + UndefinedBehaviorSanitizer"
+cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DGELU_SANITIZE=address,undefined \
+  -DGELU_BUILD_BENCHMARKS=OFF -DGELU_BUILD_PYTHON=OFF -DGELU_CUDA=OFF
+cmake --build build-asan -j "$jobs"
+ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
+  ctest --test-dir build-asan --output-on-failure -j "$jobs" -LE 'exhaustive|no_sanitizer'
+
+if [[ -x tests/fuzz/run_fuzz.sh ]]; then
+  echo "== .npy reader fuzzer (libFuzzer + ASan + UBSan, 60 s)"
+  bash tests/fuzz/run_fuzz.sh 60
+fi
+echo "== all tests passed"
