@@ -6,6 +6,7 @@ set -euo pipefail
 
 packages=(
   build-essential cmake ninja-build pkg-config clang
+  libclang-rt-14-dev  # libFuzzer and sanitizer runtimes for clang (tests/fuzz/run_fuzz.sh); clang only Recommends it
   libhwy-dev libgtest-dev libgmock-dev libbenchmark-dev libmpfr-dev libgmp-dev
   libcli11-dev libfmt-dev libdnnl-dev
   sollya

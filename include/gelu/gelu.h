@@ -26,6 +26,7 @@
 #define GELU_GELU_H_
 
 #include <stddef.h>
+#include <stdint.h> /* uint16_t: bfloat16 and binary16 storage */
 
 #ifdef __cplusplus
 extern "C" {
@@ -51,7 +52,8 @@ typedef enum gelu_approximate {
 
 typedef enum gelu_status {
   GELU_OK = 0,
-  GELU_INVALID_ARGUMENT = 1
+  GELU_INVALID_ARGUMENT = 1,
+  GELU_UNKNOWN_VARIANT = 2 /* a variant name (or gelu_variant value) not in the table; see gelu_variant_from_name */
 } gelu_status;
 
 GELU_API gelu_status gelu_forward_f32(const float* x, float* y, size_t n, gelu_approximate approximate);
@@ -72,6 +74,132 @@ GELU_API int gelu_get_num_threads(void);
 
 /* The instruction set chosen at run time for this CPU, e.g. "AVX2"; a static string. */
 GELU_API const char* gelu_simd_target(void);
+
+/* ==== Half precision, fused operations, named variants ========================================================
+ * Storage: bfloat16 and IEEE binary16 (fp16) arrays are uint16_t bit patterns. Every function computes in double
+ * from the exact float32 value of each input and rounds once, to nearest even, to the output type.
+ * Arguments, as above: a null pointer with a nonzero size, an unknown `approximate`, a size whose byte count
+ * overflows, or an output that partly overlaps an input (exact aliasing is allowed where stated) returns
+ * GELU_INVALID_ARGUMENT and writes nothing. */
+
+/* GELU of bfloat16 / fp16 arrays, forward and backward (grad_in = grad_out * f'(x)).
+ * Valid types: bf16, fp16.  Max error: 0 -- correctly rounded (round to nearest even) for every one of the 65,536
+ *   inputs, every form, forward and f' (backward with grad_out = 1), against the form's formula evaluated exactly
+ *   (tests/half/half_exhaustive_test.cc); with other grad_out, the product grad_out * f'(x) (relative error
+ *   < 2^-34 in double) is rounded once. Special values as float32; fp16 subnormals are inputs and results;
+ *   NaN -> quiet NaN. y may alias x, grad_in may alias grad_out or x.
+ * Example:  uint16_t x[2] = {0x3f80, 0xbf80}, y[2];  (bf16 1.0, -1.0)
+ *           gelu_forward_bf16(x, y, 2, GELU_APPROXIMATE_NONE);  (y = {0x3f57, 0xbe22}: 0.83984375, -0.158203125) */
+GELU_API gelu_status gelu_forward_bf16(const uint16_t* x, uint16_t* y, size_t n, gelu_approximate approximate);
+GELU_API gelu_status gelu_backward_bf16(const uint16_t* grad_out, const uint16_t* x, uint16_t* grad_in, size_t n,
+                                        gelu_approximate approximate);
+GELU_API gelu_status gelu_forward_f16(const uint16_t* x, uint16_t* y, size_t n, gelu_approximate approximate);
+GELU_API gelu_status gelu_backward_f16(const uint16_t* grad_out, const uint16_t* x, uint16_t* grad_in, size_t n,
+                                       gelu_approximate approximate);
+
+/* Bias + GELU over a row-major rows x cols matrix (a GEMM epilogue):
+ *   y[r*cols + c] = f(h),  h = fl32(x[r*cols + c] + bias[c])  (the sum rounded to float32 once, as a float32
+ *   `x + bias` does; for float32 arrays y equals gelu_forward_f32 applied to that sum, bit for bit).
+ * Backward: grad_x = grad_out * f'(h), and grad_bias[c] = sum over r of grad_out[r][c] * f'(h[r][c]), the unrounded
+ *   products summed in double in a fixed order -- rows in blocks of ceil(rows/64) rows, each block in row order,
+ *   block sums in block order -- then rounded once: the same bits whatever the thread count.
+ * Aliasing: y may alias x; grad_x may alias grad_out or x; bias and grad_bias may not overlap any output.
+ * rows or cols == 0: nothing to do (grad_bias, cols entries, is set to 0 when rows == 0). */
+GELU_API gelu_status gelu_bias_forward_f32(const float* x, const float* bias, float* y, size_t rows, size_t cols,
+                                           gelu_approximate approximate);
+GELU_API gelu_status gelu_bias_backward_f32(const float* grad_out, const float* x, const float* bias, float* grad_x,
+                                            float* grad_bias, size_t rows, size_t cols, gelu_approximate approximate);
+GELU_API gelu_status gelu_bias_forward_bf16(const uint16_t* x, const uint16_t* bias, uint16_t* y, size_t rows,
+                                            size_t cols, gelu_approximate approximate);
+GELU_API gelu_status gelu_bias_backward_bf16(const uint16_t* grad_out, const uint16_t* x, const uint16_t* bias,
+                                             uint16_t* grad_x, uint16_t* grad_bias, size_t rows, size_t cols,
+                                             gelu_approximate approximate);
+GELU_API gelu_status gelu_bias_forward_f16(const uint16_t* x, const uint16_t* bias, uint16_t* y, size_t rows,
+                                           size_t cols, gelu_approximate approximate);
+GELU_API gelu_status gelu_bias_backward_f16(const uint16_t* grad_out, const uint16_t* x, const uint16_t* bias,
+                                            uint16_t* grad_x, uint16_t* grad_bias, size_t rows, size_t cols,
+                                            gelu_approximate approximate);
+
+/* GEGLU (Shazeer 2020, "GLU Variants Improve Transformer"): y = f(a) * b, elementwise; the product is formed in
+ * double and rounded once (so for float32 it can differ from the unfused fl32(fl32(f(a)) * b) by 1 ULP, towards the
+ * exact value). Backward: grad_a = grad_out * b * f'(a), grad_b = grad_out * f(a), each rounded once.
+ * gelu_geglu_*: separate arrays of n elements; y may alias a or b; grad_a and grad_b may each alias any input but
+ *   not each other.
+ * gelu_geglu_rows_*: the halves of each row of x (rows x 2*cols, row-major): a = x[r][0:cols] (the gated half,
+ *   through f), b = x[r][cols:2*cols], as Megatron-LM and Transformer Engine order them; y is rows x cols and may
+ *   not overlap x; grad_x (rows x 2*cols) holds [grad_a | grad_b] per row, may alias x, and may not overlap
+ *   grad_out. (Diffusers' GEGLU applies f to the second half: swap the halves or use the separate-array form.) */
+GELU_API gelu_status gelu_geglu_forward_f32(const float* a, const float* b, float* y, size_t n,
+                                            gelu_approximate approximate);
+GELU_API gelu_status gelu_geglu_backward_f32(const float* grad_out, const float* a, const float* b, float* grad_a,
+                                             float* grad_b, size_t n, gelu_approximate approximate);
+GELU_API gelu_status gelu_geglu_rows_forward_f32(const float* x, float* y, size_t rows, size_t cols,
+                                                 gelu_approximate approximate);
+GELU_API gelu_status gelu_geglu_rows_backward_f32(const float* grad_out, const float* x, float* grad_x, size_t rows,
+                                                  size_t cols, gelu_approximate approximate);
+GELU_API gelu_status gelu_geglu_forward_bf16(const uint16_t* a, const uint16_t* b, uint16_t* y, size_t n,
+                                             gelu_approximate approximate);
+GELU_API gelu_status gelu_geglu_backward_bf16(const uint16_t* grad_out, const uint16_t* a, const uint16_t* b,
+                                              uint16_t* grad_a, uint16_t* grad_b, size_t n,
+                                              gelu_approximate approximate);
+GELU_API gelu_status gelu_geglu_rows_forward_bf16(const uint16_t* x, uint16_t* y, size_t rows, size_t cols,
+                                                  gelu_approximate approximate);
+GELU_API gelu_status gelu_geglu_rows_backward_bf16(const uint16_t* grad_out, const uint16_t* x, uint16_t* grad_x,
+                                                   size_t rows, size_t cols, gelu_approximate approximate);
+GELU_API gelu_status gelu_geglu_forward_f16(const uint16_t* a, const uint16_t* b, uint16_t* y, size_t n,
+                                            gelu_approximate approximate);
+GELU_API gelu_status gelu_geglu_backward_f16(const uint16_t* grad_out, const uint16_t* a, const uint16_t* b,
+                                             uint16_t* grad_a, uint16_t* grad_b, size_t n,
+                                             gelu_approximate approximate);
+GELU_API gelu_status gelu_geglu_rows_forward_f16(const uint16_t* x, uint16_t* y, size_t rows, size_t cols,
+                                                 gelu_approximate approximate);
+GELU_API gelu_status gelu_geglu_rows_backward_f16(const uint16_t* grad_out, const uint16_t* x, uint16_t* grad_x,
+                                                  size_t rows, size_t cols, gelu_approximate approximate);
+
+/* Named variants: every GELU in Hugging Face transformers' ACT2FN table, each computing its own formula
+ * (docs/VARIANTS.md has the formulas, users and differences):
+ *   gelu, gelu_python                          exact GELU (GELU_APPROXIMATE_NONE)
+ *   gelu_new, gelu_pytorch_tanh, gelu_accurate  tanh form (GELU_APPROXIMATE_TANH)
+ *   gelu_fast                                  0.5x(1 + tanh(0.7978845608 x (1 + 0.044715 x^2))), that constant
+ *   quick_gelu                                 x sigmoid(1.702 x) (GELU_APPROXIMATE_SIGMOID)
+ *   gelu_10                                    exact GELU clipped to [-10, 10]; f' = 0 where clipped (x > 10)
+ * Accuracy: that of the form (float32: see the top of this file; gelu_fast as the tanh form; bf16/fp16 correctly
+ * rounded, tests/half/half_exhaustive_test.cc). Argument rules as the functions above; a value outside the enum
+ * returns GELU_UNKNOWN_VARIANT.
+ * Example:  gelu_variant v;
+ *           if (gelu_variant_from_name("gelu_new", &v) != GELU_OK) abort();
+ *           gelu_variant_forward_f32(v, x, y, n); */
+typedef enum gelu_variant {
+  GELU_VARIANT_GELU = 0,
+  GELU_VARIANT_GELU_PYTHON = 1,
+  GELU_VARIANT_GELU_NEW = 2,
+  GELU_VARIANT_GELU_PYTORCH_TANH = 3,
+  GELU_VARIANT_GELU_ACCURATE = 4,
+  GELU_VARIANT_GELU_FAST = 5,
+  GELU_VARIANT_QUICK_GELU = 6,
+  GELU_VARIANT_GELU_10 = 7
+} gelu_variant;
+#define GELU_VARIANT_COUNT 8
+
+/* The variant called `name` (exact, case-sensitive, as in ACT2FN). Unknown name or NULL: GELU_UNKNOWN_VARIANT,
+ * *out untouched. out == NULL: GELU_INVALID_ARGUMENT. */
+GELU_API gelu_status gelu_variant_from_name(const char* name, gelu_variant* out);
+/* The ACT2FN name of `variant` (a static string), or NULL for a value outside the enum. */
+GELU_API const char* gelu_variant_name(gelu_variant variant);
+/* The approximate form whose formula `variant` evaluates, or -1 for gelu_fast and gelu_10 (their own kernels) and
+ * for values outside the enum. */
+GELU_API int gelu_variant_approximate(gelu_variant variant);
+
+GELU_API gelu_status gelu_variant_forward_f32(gelu_variant variant, const float* x, float* y, size_t n);
+GELU_API gelu_status gelu_variant_backward_f32(gelu_variant variant, const float* grad_out, const float* x,
+                                               float* grad_in, size_t n);
+GELU_API gelu_status gelu_variant_forward_bf16(gelu_variant variant, const uint16_t* x, uint16_t* y, size_t n);
+GELU_API gelu_status gelu_variant_backward_bf16(gelu_variant variant, const uint16_t* grad_out, const uint16_t* x,
+                                                uint16_t* grad_in, size_t n);
+GELU_API gelu_status gelu_variant_forward_f16(gelu_variant variant, const uint16_t* x, uint16_t* y, size_t n);
+GELU_API gelu_status gelu_variant_backward_f16(gelu_variant variant, const uint16_t* grad_out, const uint16_t* x,
+                                               uint16_t* grad_in, size_t n);
+/* ==== end of half precision, fused operations, named variants ================================================ */
 
 #ifdef __cplusplus
 }  /* extern "C" */
