@@ -1,0 +1,590 @@
+// SPDX-License-Identifier: Apache-2.0
+// Runs the built `gelu` executable (GELU_EXE) as a process and checks each subcommand: results against the
+// library and the reference, output formats, and every bad input the issue lists (a precise message on stderr,
+// a non-zero exit status, nothing partial written).
+#include <gtest/gtest.h>
+#include <fcntl.h>
+#include <spawn.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <bit>
+#include <cmath>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <limits>
+#include <random>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "gelu/gelu.hpp"
+#include "src/reference/reference.h"
+#include "tools/npy.h"
+
+extern char** environ;
+
+namespace {
+
+namespace fs = std::filesystem;
+using gelu::npy::Array;
+using gelu::npy::DType;
+
+struct Result {
+  int rc = -1;
+  std::string out, err;
+};
+
+std::string Slurp(const fs::path& p) {
+  std::ifstream f(p, std::ios::binary);
+  return std::string((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+}
+
+class Cli : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    std::string t = (fs::temp_directory_path() / "gelu-cli-test-XXXXXX").string();
+    ASSERT_NE(mkdtemp(t.data()), nullptr);
+    dir_ = t;
+    fs::create_directory(dir_ / "io");
+  }
+  void TearDown() override {
+    std::error_code ec;
+    fs::remove_all(dir_, ec);
+  }
+
+  // Runs gelu with `args`, `input` on stdin, and extra environment entries ("NAME=value").
+  Result Run(const std::vector<std::string>& args, const std::string& input = "",
+             const std::vector<std::string>& env = {}) {
+    std::ofstream(dir_ / "io" / "stdin", std::ios::binary) << input;
+    std::vector<std::string> argv_s = {GELU_EXE};
+    argv_s.insert(argv_s.end(), args.begin(), args.end());
+    std::vector<char*> argv;
+    for (std::string& s : argv_s) argv.push_back(s.data());
+    argv.push_back(nullptr);
+    std::vector<std::string> env_s = env;
+    for (char** e = environ; *e != nullptr; ++e) env_s.emplace_back(*e);
+    std::vector<char*> envp;
+    for (std::string& s : env_s) envp.push_back(s.data());
+    envp.push_back(nullptr);
+    posix_spawn_file_actions_t fa;
+    posix_spawn_file_actions_init(&fa);
+    const std::string in = (dir_ / "io" / "stdin").string(), out = (dir_ / "io" / "stdout").string(),
+                      err = (dir_ / "io" / "stderr").string();
+    posix_spawn_file_actions_addopen(&fa, 0, in.c_str(), O_RDONLY, 0);
+    posix_spawn_file_actions_addopen(&fa, 1, out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    posix_spawn_file_actions_addopen(&fa, 2, err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    pid_t pid = 0;
+    Result r;
+    if (posix_spawn(&pid, argv[0], &fa, nullptr, argv.data(), envp.data()) != 0) {
+      ADD_FAILURE() << "cannot start " << GELU_EXE;
+      return r;
+    }
+    posix_spawn_file_actions_destroy(&fa);
+    int status = 0;
+    waitpid(pid, &status, 0);
+    r.rc = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+    r.out = Slurp(out);
+    r.err = Slurp(err);
+    return r;
+  }
+
+  // The bad-input contract: non-zero status, one line on stderr containing `needle`, nothing on stdout.
+  void ExpectFailure(const Result& r, const std::string& needle) {
+    EXPECT_NE(r.rc, 0) << r.out;
+    EXPECT_NE(r.err.find(needle), std::string::npos) << "stderr: " << r.err;
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << "stderr: " << r.err;
+    EXPECT_TRUE(r.out.empty()) << "stdout: " << r.out;
+  }
+
+  std::vector<std::string> Listing(const fs::path& d) {
+    std::vector<std::string> names;
+    for (const auto& e : fs::directory_iterator(d)) names.push_back(e.path().filename().string());
+    std::sort(names.begin(), names.end());
+    return names;
+  }
+
+  std::string P(const std::string& name) const { return (dir_ / name).string(); }
+
+  fs::path dir_;
+};
+
+std::vector<std::vector<std::string>> Csv(const std::string& text) {
+  std::vector<std::vector<std::string>> rows;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) {
+    std::vector<std::string> row;
+    std::istringstream l(line);
+    for (std::string cell; std::getline(l, cell, ',');) row.push_back(cell);
+    rows.push_back(row);
+  }
+  return rows;
+}
+
+gelu::reference::Form Form(const std::string& s) {
+  return s == "none" ? gelu::reference::Form::none : s == "tanh" ? gelu::reference::Form::tanh : gelu::reference::Form::sigmoid;
+}
+
+// ---------------------------------------------------------------------------------------------- eval
+
+TEST_F(Cli, EvalCsvMatchesReferenceEveryForm) {
+  const Result r = Run({"eval", "--format", "csv", "--grad", "-a", "all", "-3", "-0.7518", "0", "0.5", "4"});
+  ASSERT_EQ(r.rc, 0) << r.err;
+  const auto rows = Csv(r.out);
+  ASSERT_EQ(rows.size(), 1u + 5 * 3);
+  EXPECT_EQ(rows[0], (std::vector<std::string>{"x", "approximate", "gelu", "grad"}));
+  for (size_t i = 1; i < rows.size(); ++i) {
+    ASSERT_EQ(rows[i].size(), 4u);
+    const double x = std::stod(rows[i][0]), y = std::stod(rows[i][2]), g = std::stod(rows[i][3]);
+    const double ry = gelu::reference::Forward(x, Form(rows[i][1]));
+    const double rg = gelu::reference::Derivative(x, Form(rows[i][1]));
+    EXPECT_NEAR(y, ry, 1e-15 * std::max(1.0, std::fabs(ry))) << rows[i][1] << " x=" << x;
+    EXPECT_NEAR(g, rg, 1e-15) << rows[i][1] << " x=" << x;
+  }
+}
+
+TEST_F(Cli, EvalFloat32PrintsTheLibrarysBits) {
+  const Result r = Run({"eval", "--format", "csv", "--dtype", "float32", "1", "-5.5", "-10"});
+  ASSERT_EQ(r.rc, 0) << r.err;
+  const auto rows = Csv(r.out);
+  ASSERT_EQ(rows.size(), 4u);
+  for (size_t i = 1; i < rows.size(); ++i) {
+    const float x = std::stof(rows[i][0]);
+    EXPECT_EQ(std::bit_cast<uint32_t>(std::strtof(rows[i][2].c_str(), nullptr)),
+              std::bit_cast<uint32_t>(gelu::forward(x)))
+        << rows[i][2];
+  }
+  EXPECT_NE(rows[3][2], "0");  // the tail is not flushed: GELU(-10) ~ -7.6e-23
+}
+
+TEST_F(Cli, EvalTableAndSpecialTokens) {
+  const Result r = Run({"eval", "-inf", "+inf", "nan", "0x1p-2", "-0", "1e-3"});
+  ASSERT_EQ(r.rc, 0) << r.err;
+  EXPECT_NE(r.out.find("gelu(x)"), std::string::npos);
+  EXPECT_NE(r.out.find("-inf  none"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find(" inf  none"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("0.25  none"), std::string::npos) << r.out;
+  EXPECT_EQ(std::count(r.out.begin(), r.out.end(), '\n'), 7) << r.out;
+}
+
+TEST_F(Cli, EvalReadsStdin) {
+  const Result r = Run({"eval", "--format", "csv"}, "1 2\n  -3\t4\n\n5\n");
+  ASSERT_EQ(r.rc, 0) << r.err;
+  const auto rows = Csv(r.out);
+  ASSERT_EQ(rows.size(), 6u);
+  EXPECT_EQ(rows[3][0], "-3");
+  EXPECT_EQ(rows[5][0], "5");
+}
+
+TEST_F(Cli, EvalJson) {
+  const Result r = Run({"eval", "--format", "json", "--grad", "-a", "tanh", "--", "-1", "nan"});
+  ASSERT_EQ(r.rc, 0) << r.err;
+  EXPECT_EQ(r.out.front(), '[');
+  EXPECT_NE(r.out.find("{\"x\": -1, \"approximate\": \"tanh\", \"gelu\": -0.15"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("{\"x\": \"nan\", \"approximate\": \"tanh\", \"gelu\": \"nan\", \"grad\": \"nan\"}"),
+            std::string::npos)
+      << r.out;
+}
+
+TEST_F(Cli, EvalNonNumericStdinTokenNamesLineAndToken) {
+  ExpectFailure(Run({"eval"}, "1 2\n3 abc 4\n"), "gelu eval: stdin line 2, token 2: 'abc' is not a float64 number");
+  ExpectFailure(Run({"eval", "--dtype", "float32"}, "1e39\n"), "stdin line 1, token 1: '1e39' is not a float32 number");
+  ExpectFailure(Run({"eval"}, "\n\n 1,5\n"), "stdin line 3, token 1: '1,5'");
+}
+
+TEST_F(Cli, EvalNonNumericArgument) {
+  ExpectFailure(Run({"eval", "1", "1..2"}), "gelu eval: argument 2: '1..2' is not a float64 number");
+  ExpectFailure(Run({"eval", "--", "--5"}), "argument 1: '--5'");
+}
+
+TEST_F(Cli, EvalEmptyStdinPrintsHeaderOnly) {
+  const Result r = Run({"eval", "--format", "csv"}, "  \n");
+  EXPECT_EQ(r.rc, 0);
+  EXPECT_EQ(r.out, "x,approximate,gelu\n");
+}
+
+TEST_F(Cli, HelpAndUsageErrors) {
+  for (const char* sub : {"eval", "apply", "bench", "accuracy", "plot", "report"}) {
+    const Result r = Run({sub, "--help"});
+    EXPECT_EQ(r.rc, 0) << sub;
+    EXPECT_NE(r.out.find("Usage"), std::string::npos) << sub;
+  }
+  EXPECT_EQ(Run({"--help"}).rc, 0);
+  EXPECT_EQ(Run({"--version"}).out.substr(0, 2), "0.");
+  EXPECT_NE(Run({}).rc, 0);  // a subcommand is required
+  EXPECT_NE(Run({"frobnicate"}).rc, 0);
+  const Result bad = Run({"eval", "--approximate", "erf", "1"});
+  EXPECT_NE(bad.rc, 0);
+  EXPECT_NE(bad.err.find("--approximate"), std::string::npos) << bad.err;
+  EXPECT_NE(Run({"apply", "only-one-arg.npy"}).rc, 0);
+}
+
+// --------------------------------------------------------------------------------------------- apply
+
+Array MakeArray(DType t, std::vector<uint64_t> shape, uint64_t seed) {
+  Array a;
+  a.dtype = t;
+  a.shape = std::move(shape);
+  size_t n = 1;
+  for (uint64_t d : a.shape) n *= d;
+  std::mt19937_64 rng(seed);
+  std::normal_distribution<double> normal(0, 3);
+  const double specials[] = {0.0, -0.0, INFINITY, -INFINITY, NAN, -13.5, 6.0, 1e-30};
+  for (size_t i = 0; i < n; ++i) {
+    const double v = i < 8 ? specials[i] : normal(rng);
+    if (t == DType::f32) a.f32.push_back(static_cast<float>(v));
+    if (t == DType::f64) a.f64.push_back(v);
+  }
+  return a;
+}
+
+template <class T>
+std::vector<uint64_t> Bits(const std::vector<T>& v) {
+  std::vector<uint64_t> b;
+  for (T x : v) {
+    if constexpr (sizeof(T) == 4) {
+      b.push_back(std::bit_cast<uint32_t>(x));
+    } else {
+      b.push_back(std::bit_cast<uint64_t>(x));
+    }
+  }
+  return b;
+}
+
+TEST_F(Cli, ApplyForwardEveryFormAndDtypeMatchesLibraryBits) {
+  for (DType t : {DType::f32, DType::f64}) {
+    const Array x = MakeArray(t, {3, 5, 7}, 1);
+    gelu::npy::Write(P("x.npy"), x);
+    for (const char* form : {"none", "tanh", "sigmoid"}) {
+      const Result r = Run({"apply", P("x.npy"), P("y.npy"), "--approximate", form});
+      ASSERT_EQ(r.rc, 0) << r.err;
+      EXPECT_TRUE(r.out.empty() && r.err.empty());
+      const Array y = gelu::npy::Read(P("y.npy"));
+      EXPECT_EQ(y.dtype, t);
+      EXPECT_EQ(y.shape, x.shape);
+      const auto a = static_cast<gelu::Approximation>(Form(form));
+      if (t == DType::f32) {
+        std::vector<float> want(x.f32.size());
+        gelu::forward(x.f32, want, a);
+        EXPECT_EQ(Bits(y.f32), Bits(want)) << form;
+      } else {
+        std::vector<double> want(x.f64.size());
+        gelu::forward(x.f64, want, a);
+        EXPECT_EQ(Bits(y.f64), Bits(want)) << form;
+      }
+    }
+  }
+}
+
+TEST_F(Cli, ApplyBackwardMatchesLibraryBits) {
+  const Array x = MakeArray(DType::f32, {64}, 2), g = MakeArray(DType::f32, {64}, 3);
+  gelu::npy::Write(P("x.npy"), x);
+  gelu::npy::Write(P("g.npy"), g);
+  const Result r = Run({"apply", P("x.npy"), P("dx.npy"), "--backward", P("g.npy"), "-a", "tanh"});
+  ASSERT_EQ(r.rc, 0) << r.err;
+  std::vector<float> want(64);
+  gelu::backward(g.f32, x.f32, want, gelu::Approximation::tanh);
+  EXPECT_EQ(Bits(gelu::npy::Read(P("dx.npy")).f32), Bits(want));
+  // OUT may be GRAD itself.
+  ASSERT_EQ(Run({"apply", P("x.npy"), P("g.npy"), "--backward", P("g.npy"), "-a", "tanh"}).rc, 0);
+  EXPECT_EQ(Bits(gelu::npy::Read(P("g.npy")).f32), Bits(want));
+}
+
+TEST_F(Cli, ApplyInPlaceAndThreadCountsAgree) {
+  const Array x = MakeArray(DType::f64, {300000}, 4);  // large enough to be split over threads
+  gelu::npy::Write(P("a.npy"), x);
+  gelu::npy::Write(P("b.npy"), x);
+  ASSERT_EQ(Run({"apply", P("a.npy"), P("a.npy"), "--threads", "1"}).rc, 0);
+  ASSERT_EQ(Run({"apply", P("b.npy"), P("b.npy"), "--threads", "2"}).rc, 0);
+  const Array a = gelu::npy::Read(P("a.npy")), b = gelu::npy::Read(P("b.npy"));
+  EXPECT_EQ(Bits(a.f64), Bits(b.f64));
+  std::vector<double> want(x.f64.size());
+  gelu::forward(x.f64, want);
+  EXPECT_EQ(Bits(a.f64), Bits(want));
+  EXPECT_EQ(Listing(dir_), (std::vector<std::string>{"a.npy", "b.npy", "io"}));  // no temporaries left
+}
+
+TEST_F(Cli, ApplyZeroSizeAndZeroDimensional) {
+  gelu::npy::Write(P("e.npy"), MakeArray(DType::f32, {3, 0}, 5));
+  ASSERT_EQ(Run({"apply", P("e.npy"), P("e_out.npy")}).rc, 0);
+  const Array e = gelu::npy::Read(P("e_out.npy"));
+  EXPECT_EQ(e.shape, (std::vector<uint64_t>{3, 0}));
+  EXPECT_EQ(e.size(), 0u);
+  Array s;
+  s.dtype = DType::f64;
+  s.f64 = {1.0};
+  gelu::npy::Write(P("s.npy"), s);
+  ASSERT_EQ(Run({"apply", P("s.npy"), P("s_out.npy")}).rc, 0);
+  const Array so = gelu::npy::Read(P("s_out.npy"));
+  EXPECT_TRUE(so.shape.empty());
+  EXPECT_EQ(so.f64, std::vector<double>{gelu::forward(1.0)});
+}
+
+TEST_F(Cli, ApplyBigEndianAndFortranOrder) {
+  // '>f4' written by hand; shape (2, 3) in Fortran order.
+  std::string header = "{'descr': '>f4', 'fortran_order': True, 'shape': (2, 3), }";
+  header.append(128 - 10 - header.size() - 1, ' ');
+  header += '\n';
+  std::string file = std::string("\x93NUMPY\x01\x00", 8) + static_cast<char>(header.size()) + '\0' + header;
+  const std::vector<float> v = {-2, -1, -0.5f, 0.5f, 1, 2};
+  for (float f : v) {
+    const uint32_t u = __builtin_bswap32(std::bit_cast<uint32_t>(f));
+    file.append(reinterpret_cast<const char*>(&u), 4);
+  }
+  std::ofstream(P("be.npy"), std::ios::binary) << file;
+  ASSERT_EQ(Run({"apply", P("be.npy"), P("le.npy")}).rc, 0);
+  const Array y = gelu::npy::Read(P("le.npy"));
+  EXPECT_TRUE(y.fortran_order);
+  EXPECT_EQ(y.shape, (std::vector<uint64_t>{2, 3}));
+  ASSERT_EQ(y.f32.size(), v.size());
+  for (size_t i = 0; i < v.size(); ++i) EXPECT_EQ(y.f32[i], gelu::forward(v[i])) << i;
+  EXPECT_NE(Slurp(P("le.npy")).find("'descr': '<f4'"), std::string::npos);
+}
+
+TEST_F(Cli, ApplyBadInputsLeaveOutputUntouched) {
+  const std::string sentinel = "previous contents of OUT";
+  const auto check = [&](const std::vector<std::string>& args, const std::string& needle) {
+    std::ofstream(P("out.npy"), std::ios::binary) << sentinel;
+    ExpectFailure(Run(args), needle);
+    EXPECT_EQ(Slurp(P("out.npy")), sentinel) << needle;
+  };
+  const auto write = [&](const std::string& name, const std::string& bytes) {
+    std::ofstream(P(name), std::ios::binary) << bytes;
+  };
+  const std::string out = P("out.npy");
+  check({"apply", P("missing.npy"), out}, "gelu apply: cannot open '" + P("missing.npy") + "': No such file or directory");
+  check({"apply", dir_.string(), out}, "is a directory");
+  write("text.npy", "x,y\n1,2\n");
+  check({"apply", P("text.npy"), out}, "not a .npy file");
+  const std::vector<std::byte> good = gelu::npy::Serialize(MakeArray(DType::f32, {4}, 6));
+  const std::string g(reinterpret_cast<const char*>(good.data()), good.size());
+  write("trunc_header.npy", g.substr(0, 50));
+  check({"apply", P("trunc_header.npy"), out}, "truncated header");
+  write("trunc_data.npy", g.substr(0, g.size() - 3));
+  check({"apply", P("trunc_data.npy"), out}, "truncated data: shape (4,) of float32 needs 16 bytes but 13");
+  write("lying.npy", g + "extra");
+  check({"apply", P("lying.npy"), out}, "header lies about the size");
+  std::string big = g;
+  big.replace(big.find("(4,)"), 4, "(9,)");
+  write("lying2.npy", big);
+  check({"apply", P("lying2.npy"), out}, "truncated data: shape (9,)");
+  for (auto [descr, needle] : {std::pair{"<i4", "(int32)"}, {"|O", "(Python object)"}, {"<c8", "(complex64)"},
+                               {"<f2", "float16"}, {"|b1", "(bool)"}}) {
+    std::string bad = g;
+    bad.replace(bad.find("<f4"), 3, descr);
+    if (std::string(descr).size() == 2) bad.insert(bad.find("'fortran_order'"), " ");  // keep header length
+    write("dtype.npy", bad);
+    check({"apply", P("dtype.npy"), out}, needle);
+  }
+  std::string structured = "{'descr': [('a', '<f4')], 'fortran_order': False, 'shape': (4,), }";
+  structured.append(128 - 10 - structured.size() - 1, ' ');
+  write("structured.npy", g.substr(0, 10) + structured + "\n" + g.substr(128));
+  check({"apply", P("structured.npy"), out}, "structured");
+  // Nothing but the inputs, OUT and the helper directory: no temporary file survived a failure.
+  for (const std::string& name : Listing(dir_)) EXPECT_EQ(name.find(".tmp-"), std::string::npos) << name;
+}
+
+TEST_F(Cli, ApplyOutputDirectoryProblems) {
+  gelu::npy::Write(P("x.npy"), MakeArray(DType::f32, {4}, 7));
+  ExpectFailure(Run({"apply", P("x.npy"), P("no/such/dir/y.npy")}), "output directory '" + P("no/such/dir") + "'");
+  std::ofstream(P("file")) << "x";
+  ExpectFailure(Run({"apply", P("x.npy"), P("file/y.npy")}), "is not a directory");
+  fs::create_directory(dir_ / "sub");
+  ExpectFailure(Run({"apply", P("x.npy"), P("sub")}), "is a directory");
+  // Unwritable: root ignores permission bits, so as root use sysfs, where no one may create files.
+  std::string target = P("ro/y.npy");
+  if (::geteuid() == 0) {
+    target = "/sys/gelu-cli-test.npy";
+  } else {
+    fs::create_directory(dir_ / "ro");
+    fs::permissions(dir_ / "ro", fs::perms::owner_read | fs::perms::owner_exec);
+  }
+  ExpectFailure(Run({"apply", P("x.npy"), target}), "Permission denied");
+  EXPECT_FALSE(fs::exists(target));
+  std::error_code ec;
+  fs::permissions(dir_ / "ro", fs::perms::owner_all, ec);
+  EXPECT_TRUE(fs::is_empty(dir_ / "sub"));
+}
+
+TEST_F(Cli, ApplyGradMismatches) {
+  gelu::npy::Write(P("x.npy"), MakeArray(DType::f32, {2, 3}, 8));
+  gelu::npy::Write(P("g_shape.npy"), MakeArray(DType::f32, {3, 2}, 9));
+  gelu::npy::Write(P("g_dtype.npy"), MakeArray(DType::f64, {2, 3}, 9));
+  Array f = MakeArray(DType::f32, {2, 3}, 9);
+  f.fortran_order = true;
+  gelu::npy::Write(P("g_order.npy"), f);
+  ExpectFailure(Run({"apply", P("x.npy"), P("y.npy"), "--backward", P("g_shape.npy")}),
+                "has shape (3, 2) but IN '" + P("x.npy") + "' has shape (2, 3)");
+  ExpectFailure(Run({"apply", P("x.npy"), P("y.npy"), "--backward", P("g_dtype.npy")}), "is float64 but IN");
+  ExpectFailure(Run({"apply", P("x.npy"), P("y.npy"), "--backward", P("g_order.npy")}), "Fortran order");
+  ExpectFailure(Run({"apply", P("x.npy"), P("y.npy"), "--backward", P("missing.npy")}), "cannot open");
+  EXPECT_FALSE(fs::exists(P("y.npy")));
+  ExpectFailure(Run({"apply", P("x.npy"), P("y.npy"), "--threads", "-1"}), "--threads must be >= 0");
+  EXPECT_NE(Run({"apply", P("x.npy"), P("y.npy"), "--approximate", "all"}).rc, 0);
+}
+
+TEST_F(Cli, ApplyVerbose) {
+  gelu::npy::Write(P("x.npy"), MakeArray(DType::f64, {2, 2}, 10));
+  const Result r = Run({"apply", "-v", P("x.npy"), P("y.npy")});
+  ASSERT_EQ(r.rc, 0);
+  EXPECT_NE(r.err.find("float64 (2, 2) C order, 4 elements, forward none"), std::string::npos) << r.err;
+}
+
+// ------------------------------------------------------------------------------------------ accuracy
+
+TEST_F(Cli, AccuracySampleHoldsTheClaimsAndShowsTheNaiveTail) {
+  const Result r = Run({"accuracy", "--format", "csv"});
+  ASSERT_EQ(r.rc, 0) << r.out << r.err;
+  const auto rows = Csv(r.out);
+  ASSERT_EQ(rows.size(), 13u);
+  ASSERT_EQ(rows[0][0], "function");
+  for (size_t i = 1; i < rows.size(); ++i) {
+    const bool naive = rows[i][1] == "naive";
+    EXPECT_EQ(rows[i].back(), naive ? "-" : "PASS") << rows[i][0];
+    EXPECT_GT(std::stoull(rows[i][2]), 2000000u);
+    if (!naive) EXPECT_LE(std::stod(rows[i][3]), rows[i][0] == "forward none" ? 1.0 : 2.0) << rows[i][0];
+  }
+  // The textbook 0.5f*x*(1+erff(x/sqrt2)) returns 0 in the negative tail: millions of ULP.
+  ASSERT_EQ(rows[2][0], "forward none");
+  ASSERT_EQ(rows[2][1], "naive");
+  EXPECT_GT(std::stod(rows[2][3]), 1e6);
+}
+
+TEST_F(Cli, AccuracyTableAndJson) {
+  const Result t = Run({"accuracy", "-a", "sigmoid"});
+  ASSERT_EQ(t.rc, 0) << t.err;
+  EXPECT_NE(t.out.find("forward sigmoid"), std::string::npos);
+  EXPECT_NE(t.out.find("every claim holds (PASS)"), std::string::npos) << t.out;
+  EXPECT_EQ(t.out.find("forward none"), std::string::npos);
+  const Result j = Run({"accuracy", "-a", "none", "--format", "json"});
+  ASSERT_EQ(j.rc, 0) << j.err;
+  EXPECT_NE(j.out.find("\"pass\": true"), std::string::npos);
+  EXPECT_NE(j.out.find("\"function\": \"backward none\", \"implementation\": \"gelu\""), std::string::npos);
+}
+
+TEST_F(Cli, AccuracyExhaustiveOverARangeAroundTheRoot) {
+  // bits 0xbf400000 = -0.75: 2^17 consecutive floats below it cover the root of f' (-0.7518).
+  const Result r = Run({"accuracy", "--exhaustive", "--range", "0xbf400000:0xbf41ffff", "--format", "csv"});
+  ASSERT_EQ(r.rc, 0) << r.err;
+  EXPECT_NE(r.err.find("100.0%"), std::string::npos) << r.err;  // progress lines (not a terminal: one per 5%)
+  const auto rows = Csv(r.out);
+  ASSERT_EQ(rows.size(), 13u);
+  EXPECT_EQ(rows[1][2], "131072");
+  ASSERT_EQ(rows[7][0], "backward none");
+  EXPECT_GT(std::stod(rows[7][8]), 0.0);        // near-root absolute error measured
+  EXPECT_LE(std::stod(rows[7][8]), 0x1p-24);
+}
+
+TEST_F(Cli, AccuracyBadArguments) {
+  ExpectFailure(Run({"accuracy", "--exhaustive", "--range", "12"}), "--range must be LO:HI");
+  ExpectFailure(Run({"accuracy", "--exhaustive", "--range", "0x10:zz"}), "--range must be LO:HI");
+  ExpectFailure(Run({"accuracy", "--exhaustive", "--range", "9:3"}), "LO <= HI");
+  ExpectFailure(Run({"accuracy", "--range", "1:3"}), "--range needs --exhaustive");
+}
+
+// --------------------------------------------------------------------------------------------- bench
+
+TEST_F(Cli, BenchCsvHasEveryCase) {
+  const Result r = Run({"bench", "--sizes", "4096", "--threads", "1", "--repeats", "1", "--dtype", "float32",
+                        "--format", "csv"});
+  ASSERT_EQ(r.rc, 0) << r.err;
+  const auto rows = Csv(r.out);
+  ASSERT_EQ(rows.size(), 1u + 3 + 6);
+  EXPECT_EQ(rows[1][0], "copy");
+  EXPECT_EQ(rows[2][0], "naive forward");
+  for (size_t i = 1; i < rows.size(); ++i) {
+    EXPECT_EQ(rows[i][3], "4096");
+    EXPECT_GT(std::stod(rows[i][6]), 0.0) << rows[i][0];  // Gelem/s
+    EXPECT_GT(std::stod(rows[i][7]), 0.0) << rows[i][0];  // GB/s
+  }
+  EXPECT_EQ(rows[1][8], "1.000");  // copy vs copy
+}
+
+TEST_F(Cli, BenchTableAndJson) {
+  const Result t = Run({"bench", "--sizes", "1000", "--threads", "1", "--repeats", "1", "-a", "tanh"});
+  ASSERT_EQ(t.rc, 0) << t.err;
+  EXPECT_NE(t.out.find("forward         tanh"), std::string::npos) << t.out;
+  EXPECT_NE(t.out.find("Method: "), std::string::npos);
+  const Result j = Run({"bench", "--sizes", "1000", "--threads", "1", "2", "--repeats", "1", "--dtype", "float64",
+                        "-a", "sigmoid", "--format", "json"});
+  ASSERT_EQ(j.rc, 0) << j.err;
+  size_t rows = 0;
+  for (size_t p = 0; (p = j.out.find("\"function\"", p)) != std::string::npos; ++p) ++rows;
+  EXPECT_EQ(rows, 2u * 5u);
+}
+
+TEST_F(Cli, BenchBadArguments) {
+  ExpectFailure(Run({"bench", "--sizes", "0"}), "out of range");
+  ExpectFailure(Run({"bench", "--sizes", "100", "--threads", "0"}), "--threads values must be >= 1");
+}
+
+// ---------------------------------------------------------------------------------------- plot, report
+
+TEST_F(Cli, PlotWritesPngAndSvg) {
+  const Result r = Run({"plot", "-o", P("figs")});
+  ASSERT_EQ(r.rc, 0) << r.err;
+  for (const char* name : {"gelu_vs_relu", "gelu_approx_error"}) {
+    const std::string png = Slurp(dir_ / "figs" / (std::string(name) + ".png"));
+    const std::string svg = Slurp(dir_ / "figs" / (std::string(name) + ".svg"));
+    EXPECT_EQ(png.substr(0, 8), "\x89PNG\r\n\x1a\n") << name;
+    EXPECT_GT(png.size(), 20000u) << name;
+    EXPECT_NE(svg.find("<svg"), std::string::npos) << name;
+    EXPECT_NE(r.out.find(std::string(name) + ".svg"), std::string::npos);
+  }
+  EXPECT_NE(Slurp(dir_ / "figs" / "gelu_vs_relu.svg").find("Leaky ReLU (slope 0.1)"), std::string::npos);
+  EXPECT_EQ(Listing(dir_ / "figs").size(), 4u);
+}
+
+TEST_F(Cli, PlotWithoutPythonOrMatplotlib) {
+  ExpectFailure(Run({"plot", "-o", P("figs"), "--python", "/nonexistent/python3"}),
+                "cannot run '/nonexistent/python3': No such file or directory; gelu plot needs Python 3 with matplotlib");
+  // A matplotlib that cannot be imported, first on PYTHONPATH.
+  fs::create_directories(dir_ / "fake" / "matplotlib");
+  std::ofstream(dir_ / "fake" / "matplotlib" / "__init__.py") << "raise ImportError('simulated')\n";
+  const Result r = Run({"plot", "-o", P("figs")}, "", {"PYTHONPATH=" + P("fake")});
+  EXPECT_NE(r.rc, 0);
+  EXPECT_NE(r.err.find("matplotlib is not installed"), std::string::npos) << r.err;  // the script's line
+  EXPECT_NE(r.err.find("matplotlib is missing"), std::string::npos) << r.err;        // gelu's line
+  EXPECT_FALSE(fs::exists(dir_ / "figs" / "gelu_vs_relu.png"));
+}
+
+TEST_F(Cli, PlotBadOutputDirectory) {
+  std::ofstream(P("file")) << "x";
+  ExpectFailure(Run({"plot", "-o", P("file")}), "cannot create output directory");
+  ExpectFailure(Run({"plot", "-o", P("figs"), "--leaky-slope", "2"}), "--leaky-slope must be in (0, 1)");
+}
+
+TEST_F(Cli, ReportStatesTheCorrectFactsAndWritesEverything) {
+  const Result r = Run({"report", "-o", P("report"), "--no-progress"});
+  ASSERT_EQ(r.rc, 0) << r.err;
+  // x* = -0.7517915246935644..., f(x*) = -0.1699712074799036... (mpmath, 30 digits)
+  const size_t at = r.out.find("x* = ");
+  ASSERT_NE(at, std::string::npos) << r.out;
+  EXPECT_NEAR(std::stod(r.out.substr(at + 5, 14)), -0.7517915247, 1e-10);
+  const size_t fat = r.out.find("f(x*) = ");
+  ASSERT_NE(fat, std::string::npos);
+  EXPECT_NEAR(std::stod(r.out.substr(fat + 8, 14)), -0.1699712075, 1e-9);
+  EXPECT_NE(r.out.find("f(0) = 0, f'(0) = Phi(0) = 0.5"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("the gradient IS zero at x*"), std::string::npos);
+  EXPECT_NE(r.out.find("f(x) - x -> 0 as x -> +inf and f(x) -> 0 as x -> -inf"), std::string::npos);
+  EXPECT_NE(r.out.find("every claim holds (PASS)"), std::string::npos);
+  EXPECT_NE(r.out.find("forward none"), std::string::npos);
+  EXPECT_NE(r.out.find("x copy)"), std::string::npos);  // the quick benchmark's summary
+  for (const char* f : {"report.md", "gelu_vs_relu.png", "gelu_vs_relu.svg", "gelu_approx_error.png",
+                        "gelu_approx_error.svg"}) {
+    EXPECT_TRUE(fs::is_regular_file(dir_ / "report" / f)) << f;
+  }
+  const std::string md = Slurp(dir_ / "report" / "report.md");
+  EXPECT_NE(md.find("## Facts"), std::string::npos);
+  EXPECT_NE(md.find("![GELU vs ReLU vs Leaky ReLU](gelu_vs_relu.png)"), std::string::npos);
+}
+
+TEST_F(Cli, ReportBadOutputDirectory) {
+  std::ofstream(P("file")) << "x";
+  ExpectFailure(Run({"report", "-o", P("file/sub")}), "cannot create output directory");
+}
+
+}  // namespace
