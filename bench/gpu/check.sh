@@ -1,0 +1,113 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
+# The GPU check of issue 5, in one run: build gelu_cuda for sm_90 with nvcc alone, run the GPU tests, time every
+# form forward and backward (fp32, bf16) beside a device-to-device copy, compare with PyTorch where it imports,
+# print one table last and write a log. Needs only nvcc (and the host compiler it drives); CMake, Highway,
+# GoogleTest and our Debian packages are not used, so it runs on a bare GPU machine.
+#
+# Usage: bench/gpu/check.sh [--quick] [--out DIR]
+#   --quick   skip the 2^32-input checks and the 2^34-element array (about a minute less)
+#   --out     where the build, logs and CSVs go (default: build-gpu-check)
+# Environment: NVCC (default: nvcc on PATH, else /usr/local/cuda/bin/nvcc), GELU_CUDA_ARCH (default 90),
+#   GELU_BENCH_N (elements, default 268435456 = 2^28), GELU_BENCH_REPS (default 25), PYTHON (default python3).
+# Exit status: 0 all tests passed (and timings taken), 1 a build or test failed, 77 no GPU (built, not run).
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+
+quick=0
+out=build-gpu-check
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --quick) quick=1 ;;
+    --out) out="$2"; shift ;;
+    *) echo "usage: $0 [--quick] [--out DIR]" >&2; exit 2 ;;
+  esac
+  shift
+done
+mkdir -p "$out"
+log="$out/check.log"
+exec > >(tee "$log") 2>&1
+start=$(date +%s)
+elapsed() { echo "$(( $(date +%s) - start )) s"; }
+
+nvcc="${NVCC:-$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)}"
+if [ ! -x "$nvcc" ]; then
+  echo "check.sh: no nvcc (set NVCC or put it on PATH); nothing built"
+  exit 1
+fi
+arch="${GELU_CUDA_ARCH:-90}"
+python="${PYTHON:-python3}"
+echo "== gelu GPU check, $(date -u +%Y-%m-%dT%H:%M:%SZ), commit $(git rev-parse --short HEAD 2>/dev/null || echo '?')"
+echo "nvcc: $("$nvcc" --version | tail -1); host: $(nproc) cores"
+nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.mem --format=csv,noheader 2>/dev/null ||
+  echo "nvidia-smi: not available"
+
+# ---- Build. The library exactly as src/cuda/CMakeLists.txt builds it: sm_$arch code plus compute_$arch PTX,
+# --fmad=false (host and device round alike), static CUDA runtime. The drivers are host code; -march=native
+# speeds up the host reference of the exhaustive checks (the same operations: -ffp-contract=off).
+common=(-O3 -std=c++20 -I. -Iinclude)
+host_flags="-O3,-march=native,-ffp-contract=off,-pthread"
+echo "== build ($out)"
+"$nvcc" "${common[@]}" -gencode "arch=compute_${arch},code=[sm_${arch},compute_${arch}]" --fmad=false \
+  -Xcompiler -fPIC,-fvisibility=hidden,-ffp-contract=off -DGELU_BUILDING -shared src/cuda/gelu.cu \
+  -o "$out/libgelu_cuda.so" &
+lib_pid=$!
+"$nvcc" "${common[@]}" -Xcompiler "$host_flags" -c tests/cuda/gelu_cuda_check.cc -o "$out/gelu_cuda_check.o" &
+check_pid=$!
+"$nvcc" "${common[@]}" -Xcompiler "$host_flags" -c bench/gpu/gelu_gpu_bench.cc -o "$out/gelu_gpu_bench.o" &
+bench_pid=$!
+build_ok=1
+for pid in $lib_pid $check_pid $bench_pid; do wait "$pid" || build_ok=0; done
+if [ "$build_ok" = 1 ]; then
+  for prog in gelu_cuda_check gelu_gpu_bench; do
+    "$nvcc" -Xcompiler -pthread "$out/$prog.o" -L"$out" -lgelu_cuda -Xlinker -rpath,'$ORIGIN' -o "$out/$prog" ||
+      build_ok=0
+  done
+fi
+if [ "$build_ok" != 1 ]; then
+  echo "check.sh: BUILD FAILED ($(elapsed))"
+  exit 1
+fi
+echo "built in $(elapsed)"
+
+# ---- Tests: gelu_cuda against the host evaluation of the same source (tests/cuda/gpu_checks.h).
+echo "== GPU tests"
+test_args=()
+[ "$quick" = 1 ] && test_args+=(--quick)
+"$out/gelu_cuda_check" "${test_args[@]}"
+test_rc=$?
+if [ "$test_rc" = 77 ]; then
+  echo "check.sh: NO GPU on this machine: built everything, ran the device-free checks; no GPU tests and no"
+  echo "timings were possible ($(elapsed)). Run this script on a machine with an NVIDIA GPU."
+  exit 77
+fi
+echo "GPU tests: exit $test_rc ($(elapsed))"
+
+# ---- Timings.
+n="${GELU_BENCH_N:-268435456}"
+reps="${GELU_BENCH_REPS:-25}"
+echo "== gelu_gpu_bench (n = $n)"
+"$out/gelu_gpu_bench" --n "$n" --reps "$reps" --csv "$out/bench.csv"
+bench_rc=$?
+torch_rc=77
+if "$python" -c 'import torch, sys; sys.exit(0 if torch.cuda.is_available() else 1)' 2>/dev/null; then
+  echo "== PyTorch comparison"
+  "$python" bench/gpu/torch_compare.py --lib "$out/libgelu_cuda.so" --n "$n" --reps "$reps" --accuracy \
+    --csv "$out/torch.csv" | tee "$out/table.md"
+  torch_rc=${PIPESTATUS[0]}
+else
+  echo "== PyTorch with CUDA not importable: table without the PyTorch columns"
+fi
+
+echo
+echo "== Summary ($(elapsed)); log: $log"
+echo "GPU tests: $([ "$test_rc" = 0 ] && echo PASSED || echo "FAILED (exit $test_rc)")"
+if [ "$torch_rc" = 0 ]; then
+  sed -n '/^| kernel/,$p' "$out/table.md"
+else
+  echo "| kernel | type | ms | GB/s | % of copy | Gelem/s |"
+  echo "|---|---|---:|---:|---:|---:|"
+  tail -n +2 "$out/bench.csv" | awk -F, '{printf "| %s | %s | %.4f | %.0f | %.1f%% | %.1f |\n", $1, $2, $3, $4, $5, $6}'
+fi
+[ "$test_rc" = 0 ] && [ "$bench_rc" = 0 ] && { [ "$torch_rc" = 0 ] || [ "$torch_rc" = 77 ]; } && exit 0
+exit 1

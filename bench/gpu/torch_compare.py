@@ -1,0 +1,208 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
+"""gelu_cuda beside PyTorch's CUDA GELU on the same tensors, in one process (bench/gpu/check.sh).
+
+Speed: every form, forward and backward, float32 and bfloat16, n elements (default 2^28, arrays far larger than
+L2), timed with CUDA events: 3 warm-up calls, then --reps samples alternating ours / PyTorch / copy so that all
+see the same GPU state; the median of each is reported. Ours is called through ctypes on the tensors' memory and
+PyTorch's current stream. PyTorch's kernels: F.gelu(x, approximate='none'|'tanh') and
+torch.ops.aten.gelu_backward(g, x, approximate=...); the sigmoid form has no PyTorch op, so its column times the
+composed expression x * sigmoid(1.702 x) (and its derivative), marked "composed". Bytes and GB/s count each
+array read or written once, as gelu_gpu_bench does; "% copy" is against y.copy_(x) of the same dtype and size.
+
+Accuracy (--accuracy): float32 forward and backward (grad_out = 1) for 'none' and 'tanh' over all 2^32 inputs,
+and bfloat16 forward over all 65,536 inputs: how far PyTorch's result is from ours in ULPs (ours is within 1 ULP
+of the exact value for 'none', tests/gelu_exhaustive_test.cc), and how many negative-tail inputs (x < -5, where
+GELU is still a normal float down to x ~ -13.1) PyTorch returns as 0 or with more than 2 ULP of error there.
+
+Usage: python3 bench/gpu/torch_compare.py --lib BUILD/libgelu_cuda.so [--n N] [--reps R] [--accuracy]
+       [--csv FILE]
+Exit status 77 when PyTorch or a CUDA device is missing (nothing measured).
+"""
+import argparse
+import ctypes
+import os
+import statistics
+import sys
+
+try:
+    import torch
+    import torch.nn.functional as F
+except ImportError as e:  # the script is optional in check.sh
+    print(f"torch_compare: PyTorch not importable ({e}); skipped")
+    sys.exit(77)
+
+GELU_OK = 0
+FORMS = ["none", "tanh", "sigmoid"]
+
+
+def load(path):
+    lib = ctypes.CDLL(os.path.abspath(path))
+    p, n, e = ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int
+    for t in ("f32", "bf16", "f16"):
+        f = getattr(lib, f"gelu_cuda_forward_{t}")
+        f.argtypes, f.restype = [p, p, n, e, p], e
+        b = getattr(lib, f"gelu_cuda_backward_{t}")
+        b.argtypes, b.restype = [p, p, p, n, e, p], e
+    lib.gelu_cuda_last_error_string.argtypes, lib.gelu_cuda_last_error_string.restype = [], ctypes.c_char_p
+    return lib
+
+
+def ours(lib, direction, x, g, y, form):
+    """A zero-argument callable running our kernel on the tensors, on PyTorch's current stream."""
+    t = {torch.float32: "f32", torch.bfloat16: "bf16", torch.float16: "f16"}[x.dtype]
+    a, n = FORMS.index(form), x.numel()
+    fn = getattr(lib, f"gelu_cuda_{direction}_{t}")
+    xp, gp, yp = x.data_ptr(), g.data_ptr(), y.data_ptr()
+
+    def call():
+        s = torch.cuda.current_stream().cuda_stream
+        r = fn(xp, yp, n, a, s) if direction == "forward" else fn(gp, xp, yp, n, a, s)
+        if r != GELU_OK:
+            raise RuntimeError(f"gelu_cuda_{direction}_{t}: {r} {lib.gelu_cuda_last_error_string()}")
+
+    return call
+
+
+def theirs(direction, x, g, form):
+    if form == "sigmoid":  # no PyTorch op: the composed expression
+        if direction == "forward":
+            return lambda: x * torch.sigmoid(1.702 * x)
+
+        def backward():
+            s = torch.sigmoid(1.702 * x)
+            return g * (s + 1.702 * x * s * (1 - s))
+        return backward
+    if direction == "forward":
+        return lambda: F.gelu(x, approximate=form)
+    return lambda: torch.ops.aten.gelu_backward(g, x, approximate=form)
+
+
+def time_interleaved(calls, reps):
+    """Median milliseconds of each callable, samples interleaved."""
+    for c in calls:
+        for _ in range(3):
+            c()
+    torch.cuda.synchronize()
+    samples = [[] for _ in calls]
+    for _ in range(reps):
+        for i, c in enumerate(calls):
+            a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+            a.record()
+            c()
+            b.record()
+            b.synchronize()
+            samples[i].append(a.elapsed_time(b))
+    return [statistics.median(s) for s in samples]
+
+
+def speed(lib, n, reps):
+    rows = []
+    gen = torch.Generator(device="cuda").manual_seed(1)
+    for dtype, tname in ((torch.float32, "f32"), (torch.bfloat16, "bf16")):
+        x = torch.randn(n, device="cuda", dtype=dtype, generator=gen)
+        g = torch.randn(n, device="cuda", dtype=dtype, generator=gen)
+        y = torch.empty_like(x)
+        y.fill_(-1.5)
+        es = x.element_size()
+        copy = lambda: y.copy_(x)  # noqa: E731
+        for direction, arrays in (("forward", 2), ("backward", 3)):
+            for form in FORMS:
+                ms_ours, ms_torch, ms_copy = time_interleaved(
+                    [ours(lib, direction, x, g, y, form), theirs(direction, x, g, form), copy], reps)
+                copy_gbps = 2 * n * es / (ms_copy * 1e6)
+                gbps = arrays * n * es / (ms_ours * 1e6)
+                rows.append(dict(kernel=f"{direction}/{form}", type=tname, ms=ms_ours, gbps=gbps,
+                                 pct_copy=100 * gbps / copy_gbps, copy_gbps=copy_gbps, torch_ms=ms_torch,
+                                 torch_gbps=arrays * n * es / (ms_torch * 1e6), ratio=ms_torch / ms_ours,
+                                 composed=form == "sigmoid"))
+        del x, g, y
+        torch.cuda.empty_cache()
+    return rows
+
+
+def ordered(bits):
+    """float32 bit patterns (int32 tensor) -> int64 keys whose differences count ULPs (+0 and -0 both 0)."""
+    b = bits.to(torch.int64)
+    return torch.where(b < 0, -(b & 0x7FFFFFFF), b)
+
+
+def accuracy(lib):
+    lines = []
+    chunk = 1 << 28
+    for direction in ("forward", "backward"):
+        for form in ("none", "tanh"):
+            max_ulp, worst_x, differ, tail_zero, tail_bad = 0, None, 0, 0, 0
+            for start in range(0, 1 << 32, chunk):
+                bits = torch.arange(start, start + chunk, device="cuda", dtype=torch.int64)
+                bits = torch.where(bits >= 1 << 31, bits - (1 << 32), bits).to(torch.int32)
+                x = bits.view(torch.float32)
+                finite = torch.isfinite(x)
+                g = torch.ones_like(x)
+                y = torch.empty_like(x)
+                ours(lib, direction, x, g, y, form)()
+                t = F.gelu(x, approximate=form) if direction == "forward" else \
+                    torch.ops.aten.gelu_backward(g, x, approximate=form)
+                d = (ordered(y.view(torch.int32)) - ordered(t.view(torch.int32))).abs()
+                d = torch.where(finite & ~torch.isnan(t) & ~torch.isnan(y), d, torch.zeros_like(d))
+                differ += int((d > 0).sum())
+                m = int(d.max())
+                if m > max_ulp:
+                    max_ulp, worst_x = m, float(x[int(d.argmax())])
+                tail = finite & (x < -5) & (y != 0)
+                tail_zero += int((tail & (t == 0)).sum())
+                tail_bad += int((tail & (d > 2)).sum())
+                del bits, x, g, y, t, d, finite, tail
+            lines.append(f"f32 {direction:8s} {form:4s}: PyTorch differs from ours on {differ} of 2^32 inputs, "
+                         f"max {max_ulp} ULP (x = {worst_x!r}); x < -5 with a nonzero result: "
+                         f"{tail_zero} returned as 0 by PyTorch, {tail_bad} off by > 2 ULP")
+    bits = torch.arange(0, 1 << 16, device="cuda", dtype=torch.int32)
+    bits = torch.where(bits >= 1 << 15, bits - (1 << 16), bits).to(torch.int16)
+    x = bits.view(torch.bfloat16)
+    for form in ("none", "tanh"):
+        y = torch.empty_like(x)
+        ours(lib, "forward", x, x, y, form)()
+        t = F.gelu(x, approximate=form)
+        ok = (y.view(torch.int16) == t.view(torch.int16)) | (torch.isnan(y.float()) & torch.isnan(t.float()))
+        lines.append(f"bf16 forward {form:4s}: PyTorch differs from ours (correctly rounded) on "
+                     f"{int((~ok).sum())} of 65536 inputs")
+    return lines
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--lib", required=True)
+    ap.add_argument("--n", type=lambda s: int(s, 0), default=1 << 28)
+    ap.add_argument("--reps", type=int, default=25)
+    ap.add_argument("--accuracy", action="store_true")
+    ap.add_argument("--csv")
+    args = ap.parse_args()
+    if not torch.cuda.is_available():
+        print("torch_compare: torch.cuda.is_available() is False; skipped")
+        return 77
+    lib = load(args.lib)
+    print(f"torch {torch.__version__}, {torch.cuda.get_device_name()}, n = {args.n}, median of {args.reps}")
+    acc = accuracy(lib) if args.accuracy else []
+    rows = speed(lib, args.n, args.reps)
+    if args.csv:
+        with open(args.csv, "w") as f:
+            keys = list(rows[0].keys())
+            f.write(",".join(keys) + "\n")
+            for r in rows:
+                f.write(",".join(str(r[k]) for k in keys) + "\n")
+    for line in acc:
+        print(line)
+    print()
+    print(f"| kernel | type | ours ms | ours GB/s | % of copy | PyTorch ms | ours / PyTorch speed |")
+    print(f"|---|---|---:|---:|---:|---:|---:|")
+    for r in rows:
+        mark = " (composed)" if r["composed"] else ""
+        print(f"| {r['kernel']} | {r['type']} | {r['ms']:.4f} | {r['gbps']:.0f} | {r['pct_copy']:.1f}% | "
+              f"{r['torch_ms']:.4f}{mark} | {r['ratio']:.2f}x |")
+    copies = sorted({(r['type'], round(r['copy_gbps'])) for r in rows})
+    print("copy GB/s (median per type): " + ", ".join(f"{t} {g}" for t, g in copies))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
