@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // The `gelu` command: argument parsing (CLI11) for eval, apply, bench, accuracy, plot and report. The work is
 // in the other files of tools/; this one only converts arguments and reports errors: one line on stderr,
-// "gelu <command>: <what went wrong>", and exit status 1 (2 for bad usage, from CLI11). Docs: docs/CLI.md.
+// "gelu <command>: <what went wrong>", and exit status 1 (CLI11's codes, 105-109, for bad usage). Docs: docs/CLI.md.
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 #include <unistd.h>
