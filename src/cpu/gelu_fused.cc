@@ -1,0 +1,341 @@
+// SPDX-License-Identifier: Apache-2.0
+// Fused bias + GELU and GEGLU, float32 / bf16 / fp16, forward and backward: per-target kernels (loops in
+// src/cpu/gelu_half-inl.h) and their C entry points (argument checks, threads).
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <new>
+#include <type_traits>
+
+#include "src/cpu/half_kernels.h"
+
+#undef HWY_TARGET_INCLUDE
+#define HWY_TARGET_INCLUDE "src/cpu/gelu_fused.cc"  // this file, relative to the repo root
+#include "hwy/foreach_target.h"                       // IWYU pragma: keep
+#include "hwy/highway.h"
+#include "src/cpu/gelu_half-inl.h"
+
+HWY_BEFORE_NAMESPACE();
+namespace gelu {
+namespace HWY_NAMESPACE {
+
+// Calls f(Io{}, std::integral_constant<int, kind>{}) for the storage type `io` and a form 0..2.
+template <class F>
+HWY_INLINE void WithIoForm(int io, int kind, const F& f) {
+  auto forms = [&](auto io_tag) HWY_ATTR {
+    switch (kind) {
+      case cpu::kKindNone: return f(io_tag, std::integral_constant<int, cpu::kKindNone>{});
+      case cpu::kKindTanh: return f(io_tag, std::integral_constant<int, cpu::kKindTanh>{});
+      default: return f(io_tag, std::integral_constant<int, cpu::kKindSigmoid>{});
+    }
+  };
+  switch (io) {
+    case cpu::kIoF32: return forms(IoF32{});
+    case cpu::kIoBf16: return forms(IoBf16{});
+    default: return forms(IoF16{});
+  }
+}
+
+void BiasForwardKernel(int io, int kind, const void* x, const void* bias, void* y, size_t cols, size_t begin,
+                       size_t end) {
+  WithIoForm(io, kind, [&](auto io_tag, auto k) HWY_ATTR {
+    using Io = decltype(io_tag);
+    using T = typename Io::T;
+    BiasForwardLoop<Io, decltype(k)::value>(static_cast<const T*>(x), static_cast<const T*>(bias),
+                                            static_cast<T*>(y), cols, begin, end);
+  });
+}
+
+void BiasBackwardTileKernel(int io, int kind, const void* g, const void* x, const void* bias, void* gx, size_t cols,
+                            size_t r0, size_t r1, size_t c0, size_t c1, double* sums) {
+  WithIoForm(io, kind, [&](auto io_tag, auto k) HWY_ATTR {
+    using Io = decltype(io_tag);
+    using T = typename Io::T;
+    BiasBackwardTile<Io, decltype(k)::value>(static_cast<const T*>(g), static_cast<const T*>(x),
+                                             static_cast<const T*>(bias), static_cast<T*>(gx), cols, r0, r1, c0, c1,
+                                             sums);
+  });
+}
+
+void GegluForwardKernel(int io, int kind, const void* a, size_t lda, const void* b, size_t ldb, void* y, size_t ldy,
+                        size_t cols, size_t begin, size_t end) {
+  WithIoForm(io, kind, [&](auto io_tag, auto k) HWY_ATTR {
+    using Io = decltype(io_tag);
+    using T = typename Io::T;
+    GegluForwardLoop<Io, decltype(k)::value>(static_cast<const T*>(a), lda, static_cast<const T*>(b), ldb,
+                                             static_cast<T*>(y), ldy, cols, begin, end);
+  });
+}
+
+void GegluBackwardKernel(int io, int kind, const void* g, size_t ldg, const void* a, size_t lda, const void* b,
+                         size_t ldb, void* ga, size_t ldga, void* gb, size_t ldgb, size_t cols, size_t begin,
+                         size_t end) {
+  WithIoForm(io, kind, [&](auto io_tag, auto k) HWY_ATTR {
+    using Io = decltype(io_tag);
+    using T = typename Io::T;
+    GegluBackwardLoop<Io, decltype(k)::value>(static_cast<const T*>(g), ldg, static_cast<const T*>(a), lda,
+                                              static_cast<const T*>(b), ldb, static_cast<T*>(ga), ldga,
+                                              static_cast<T*>(gb), ldgb, cols, begin, end);
+  });
+}
+
+}  // namespace HWY_NAMESPACE
+}  // namespace gelu
+HWY_AFTER_NAMESPACE();
+
+#if HWY_ONCE
+#include "src/common/half.h"
+#include "src/parallel/parallel.h"
+
+namespace gelu {
+HWY_EXPORT(BiasForwardKernel);
+HWY_EXPORT(BiasBackwardTileKernel);
+HWY_EXPORT(GegluForwardKernel);
+HWY_EXPORT(GegluBackwardKernel);
+
+namespace cpu {
+
+void BiasForward(Io io, int kind, const void* x, const void* bias, void* y, size_t cols, size_t begin, size_t end) {
+  HWY_DYNAMIC_DISPATCH(BiasForwardKernel)(io, kind, x, bias, y, cols, begin, end);
+}
+void BiasBackwardTile(Io io, int kind, const void* g, const void* x, const void* bias, void* grad_x, size_t cols,
+                      size_t r0, size_t r1, size_t c0, size_t c1, double* sums) {
+  HWY_DYNAMIC_DISPATCH(BiasBackwardTileKernel)(io, kind, g, x, bias, grad_x, cols, r0, r1, c0, c1, sums);
+}
+void GegluForward(Io io, int kind, const void* a, size_t lda, const void* b, size_t ldb, void* y, size_t ldy,
+                  size_t cols, size_t begin, size_t end) {
+  HWY_DYNAMIC_DISPATCH(GegluForwardKernel)(io, kind, a, lda, b, ldb, y, ldy, cols, begin, end);
+}
+void GegluBackward(Io io, int kind, const void* g, size_t ldg, const void* a, size_t lda, const void* b, size_t ldb,
+                   void* grad_a, size_t ldga, void* grad_b, size_t ldgb, size_t cols, size_t begin, size_t end) {
+  HWY_DYNAMIC_DISPATCH(GegluBackwardKernel)(io, kind, g, ldg, a, lda, b, ldb, grad_a, ldga, grad_b, ldgb, cols,
+                                            begin, end);
+}
+
+}  // namespace cpu
+}  // namespace gelu
+
+namespace {
+
+using gelu::cpu::Io;
+using gelu::cpu::Overlap;
+using gelu::cpu::PartialOverlap;
+
+// Rounds a double once to the storage type and stores it at p[i].
+void StoreRounded(Io io, void* p, size_t i, double v) {
+  switch (io) {
+    case gelu::cpu::kIoF32: static_cast<float*>(p)[i] = static_cast<float>(v); return;
+    case gelu::cpu::kIoBf16: static_cast<uint16_t*>(p)[i] = gelu::common::DoubleToBf16(v); return;
+    default: static_cast<uint16_t*>(p)[i] = gelu::common::DoubleToF16(v); return;
+  }
+}
+
+const unsigned char* Bytes(const void* p) { return static_cast<const unsigned char*>(p); }
+unsigned char* Bytes(void* p) { return static_cast<unsigned char*>(p); }
+
+gelu_status BiasForward(Io io, const void* x, const void* bias, void* y, size_t rows, size_t cols,
+                        gelu_approximate a) {
+  if (!gelu::cpu::ValidApproximate(a)) return GELU_INVALID_ARGUMENT;
+  const size_t size = gelu::cpu::ElementSize(io);
+  size_t n, bytes;
+  if (!gelu::cpu::CheckedMul(rows, cols, &n) || !gelu::cpu::CheckedMul(n, size, &bytes)) {
+    return GELU_INVALID_ARGUMENT;
+  }
+  if (n == 0) return GELU_OK;
+  if (x == nullptr || bias == nullptr || y == nullptr) return GELU_INVALID_ARGUMENT;
+  if (PartialOverlap(x, y, bytes) || Overlap(bias, cols * size, y, bytes)) return GELU_INVALID_ARGUMENT;
+  gelu::parallel::ParallelFor(n, [&](size_t begin, size_t end) {
+    gelu::cpu::BiasForward(io, a, x, bias, y, cols, begin, end);
+  });
+  return GELU_OK;
+}
+
+// grad_bias: rows are summed in blocks of ceil(rows / kMaxRowBlocks) rows, each block in row order, and the block
+// sums in block order, all in double; the blocks depend on `rows` only, so the bits do not depend on threads. With
+// threads, the (row block x column tile) items run in parallel into a partial-sum buffer (row blocks x cols
+// doubles, at most 64 x cols) that is then reduced in block order; without (or if that buffer cannot be
+// allocated), each column tile walks the blocks in order on the stack. Same operations, same order, same bits.
+constexpr size_t kMaxRowBlocks = 64;
+constexpr size_t kColumnTile = 256;
+
+gelu_status BiasBackward(Io io, const void* g, const void* x, const void* bias, void* gx, void* gbias, size_t rows,
+                         size_t cols, gelu_approximate a) {
+  if (!gelu::cpu::ValidApproximate(a)) return GELU_INVALID_ARGUMENT;
+  const size_t size = gelu::cpu::ElementSize(io);
+  size_t n, bytes;
+  if (!gelu::cpu::CheckedMul(rows, cols, &n) || !gelu::cpu::CheckedMul(n, size, &bytes)) {
+    return GELU_INVALID_ARGUMENT;
+  }
+  if (cols == 0) return GELU_OK;
+  const size_t bias_bytes = cols * size;
+  if (gbias == nullptr) return GELU_INVALID_ARGUMENT;
+  if (rows > 0 && (g == nullptr || x == nullptr || bias == nullptr || gx == nullptr)) return GELU_INVALID_ARGUMENT;
+  if (PartialOverlap(g, gx, bytes) || PartialOverlap(x, gx, bytes) || Overlap(bias, bias_bytes, gx, bytes) ||
+      Overlap(gbias, bias_bytes, gx, bytes) || Overlap(gbias, bias_bytes, g, bytes) ||
+      Overlap(gbias, bias_bytes, x, bytes) || Overlap(gbias, bias_bytes, bias, rows > 0 ? bias_bytes : 0)) {
+    return GELU_INVALID_ARGUMENT;
+  }
+  if (rows == 0) {
+    for (size_t c = 0; c < cols; ++c) StoreRounded(io, gbias, c, 0.0);
+    return GELU_OK;
+  }
+  const size_t block = (rows + kMaxRowBlocks - 1) / kMaxRowBlocks;
+  const size_t blocks = (rows + block - 1) / block;
+  const size_t tiles = (cols + kColumnTile - 1) / kColumnTile;
+  auto tile_cols = [&](size_t t, size_t* c0, size_t* c1) {
+    *c0 = t * kColumnTile;
+    *c1 = std::min(cols, *c0 + kColumnTile);
+  };
+  auto run_tile = [&](size_t b, size_t c0, size_t c1, double* sums) {
+    const size_t r0 = b * block, r1 = std::min(rows, r0 + block);
+    gelu::cpu::BiasBackwardTile(io, a, g, x, bias, gx, cols, r0, r1, c0, c1, sums);
+  };
+
+  const int threads = gelu::parallel::GetNumThreads();
+  std::unique_ptr<double[]> partial;
+  if (threads > 1 && n >= gelu::parallel::kMinParallelElements) {
+    partial.reset(new (std::nothrow) double[blocks * cols]);
+  }
+  if (partial) {
+    const long items = static_cast<long>(blocks * tiles);
+    const int team = static_cast<int>(std::min<long>(threads, items));
+#pragma omp parallel num_threads(team)
+    {
+#pragma omp for schedule(static)
+      for (long item = 0; item < items; ++item) {
+        const size_t b = static_cast<size_t>(item) / tiles, t = static_cast<size_t>(item) % tiles;
+        size_t c0, c1;
+        tile_cols(t, &c0, &c1);
+        run_tile(b, c0, c1, partial.get() + b * cols + c0);
+      }
+      // (implicit barrier: every partial sum is written before any column is reduced)
+#pragma omp for schedule(static)
+      for (long c = 0; c < static_cast<long>(cols); ++c) {
+        double total = partial[static_cast<size_t>(c)];
+        for (size_t b = 1; b < blocks; ++b) total += partial[b * cols + static_cast<size_t>(c)];
+        StoreRounded(io, gbias, static_cast<size_t>(c), total);
+      }
+    }
+    return GELU_OK;
+  }
+  double total[kColumnTile], sums[kColumnTile];
+  for (size_t t = 0; t < tiles; ++t) {
+    size_t c0, c1;
+    tile_cols(t, &c0, &c1);
+    for (size_t b = 0; b < blocks; ++b) {
+      run_tile(b, c0, c1, b == 0 ? total : sums);
+      if (b > 0) {
+        for (size_t c = 0; c < c1 - c0; ++c) total[c] += sums[c];
+      }
+    }
+    for (size_t c = c0; c < c1; ++c) StoreRounded(io, gbias, c, total[c - c0]);
+  }
+  return GELU_OK;
+}
+
+gelu_status GegluForward(Io io, const void* a, const void* b, void* y, size_t n, gelu_approximate approx) {
+  if (!gelu::cpu::ValidApproximate(approx)) return GELU_INVALID_ARGUMENT;
+  const size_t size = gelu::cpu::ElementSize(io);
+  size_t bytes;
+  if (!gelu::cpu::CheckedMul(n, size, &bytes)) return GELU_INVALID_ARGUMENT;
+  if (n == 0) return GELU_OK;
+  if (a == nullptr || b == nullptr || y == nullptr) return GELU_INVALID_ARGUMENT;
+  if (PartialOverlap(a, y, bytes) || PartialOverlap(b, y, bytes)) return GELU_INVALID_ARGUMENT;
+  gelu::parallel::ParallelFor(n, [&](size_t begin, size_t end) {
+    gelu::cpu::GegluForward(io, approx, a, 0, b, 0, y, 0, n, begin, end);
+  });
+  return GELU_OK;
+}
+
+gelu_status GegluBackward(Io io, const void* g, const void* a, const void* b, void* ga, void* gb, size_t n,
+                          gelu_approximate approx) {
+  if (!gelu::cpu::ValidApproximate(approx)) return GELU_INVALID_ARGUMENT;
+  const size_t size = gelu::cpu::ElementSize(io);
+  size_t bytes;
+  if (!gelu::cpu::CheckedMul(n, size, &bytes)) return GELU_INVALID_ARGUMENT;
+  if (n == 0) return GELU_OK;
+  if (g == nullptr || a == nullptr || b == nullptr || ga == nullptr || gb == nullptr) return GELU_INVALID_ARGUMENT;
+  for (const void* in : {g, a, b}) {
+    if (PartialOverlap(in, ga, bytes) || PartialOverlap(in, gb, bytes)) return GELU_INVALID_ARGUMENT;
+  }
+  if (Overlap(ga, bytes, gb, bytes)) return GELU_INVALID_ARGUMENT;
+  gelu::parallel::ParallelFor(n, [&](size_t begin, size_t end) {
+    gelu::cpu::GegluBackward(io, approx, g, 0, a, 0, b, 0, ga, 0, gb, 0, n, begin, end);
+  });
+  return GELU_OK;
+}
+
+gelu_status GegluRowsForward(Io io, const void* x, void* y, size_t rows, size_t cols, gelu_approximate approx) {
+  if (!gelu::cpu::ValidApproximate(approx)) return GELU_INVALID_ARGUMENT;
+  const size_t size = gelu::cpu::ElementSize(io);
+  size_t n, bytes;
+  if (!gelu::cpu::CheckedMul(rows, cols, &n) || !gelu::cpu::CheckedMul(n, 2 * size, &bytes) || cols > SIZE_MAX / 2) {
+    return GELU_INVALID_ARGUMENT;
+  }
+  if (n == 0) return GELU_OK;
+  if (x == nullptr || y == nullptr) return GELU_INVALID_ARGUMENT;
+  if (Overlap(x, bytes, y, bytes / 2)) return GELU_INVALID_ARGUMENT;
+  const auto* xb = Bytes(x);
+  gelu::parallel::ParallelFor(n, [&](size_t begin, size_t end) {
+    gelu::cpu::GegluForward(io, approx, xb, 2 * cols, xb + cols * size, 2 * cols, y, cols, cols, begin, end);
+  });
+  return GELU_OK;
+}
+
+gelu_status GegluRowsBackward(Io io, const void* g, const void* x, void* gx, size_t rows, size_t cols,
+                              gelu_approximate approx) {
+  if (!gelu::cpu::ValidApproximate(approx)) return GELU_INVALID_ARGUMENT;
+  const size_t size = gelu::cpu::ElementSize(io);
+  size_t n, bytes;
+  if (!gelu::cpu::CheckedMul(rows, cols, &n) || !gelu::cpu::CheckedMul(n, 2 * size, &bytes) || cols > SIZE_MAX / 2) {
+    return GELU_INVALID_ARGUMENT;
+  }
+  if (n == 0) return GELU_OK;
+  if (g == nullptr || x == nullptr || gx == nullptr) return GELU_INVALID_ARGUMENT;
+  if (PartialOverlap(x, gx, bytes) || Overlap(g, bytes / 2, gx, bytes)) return GELU_INVALID_ARGUMENT;
+  const auto* xb = Bytes(x);
+  auto* gxb = Bytes(gx);
+  gelu::parallel::ParallelFor(n, [&](size_t begin, size_t end) {
+    gelu::cpu::GegluBackward(io, approx, g, cols, xb, 2 * cols, xb + cols * size, 2 * cols, gxb, 2 * cols,
+                             gxb + cols * size, 2 * cols, cols, begin, end);
+  });
+  return GELU_OK;
+}
+
+}  // namespace
+
+extern "C" {
+
+#define GELU_FUSED_ENTRY_POINTS(suffix, T, io)                                                                     \
+  gelu_status gelu_bias_forward_##suffix(const T* x, const T* bias, T* y, size_t rows, size_t cols,               \
+                                         gelu_approximate approximate) {                                          \
+    return BiasForward(io, x, bias, y, rows, cols, approximate);                                                   \
+  }                                                                                                                \
+  gelu_status gelu_bias_backward_##suffix(const T* grad_out, const T* x, const T* bias, T* grad_x, T* grad_bias,  \
+                                          size_t rows, size_t cols, gelu_approximate approximate) {               \
+    return BiasBackward(io, grad_out, x, bias, grad_x, grad_bias, rows, cols, approximate);                       \
+  }                                                                                                                \
+  gelu_status gelu_geglu_forward_##suffix(const T* a, const T* b, T* y, size_t n, gelu_approximate approximate) { \
+    return GegluForward(io, a, b, y, n, approximate);                                                              \
+  }                                                                                                                \
+  gelu_status gelu_geglu_backward_##suffix(const T* grad_out, const T* a, const T* b, T* grad_a, T* grad_b,       \
+                                           size_t n, gelu_approximate approximate) {                              \
+    return GegluBackward(io, grad_out, a, b, grad_a, grad_b, n, approximate);                                      \
+  }                                                                                                                \
+  gelu_status gelu_geglu_rows_forward_##suffix(const T* x, T* y, size_t rows, size_t cols,                         \
+                                               gelu_approximate approximate) {                                    \
+    return GegluRowsForward(io, x, y, rows, cols, approximate);                                                    \
+  }                                                                                                                \
+  gelu_status gelu_geglu_rows_backward_##suffix(const T* grad_out, const T* x, T* grad_x, size_t rows,            \
+                                                size_t cols, gelu_approximate approximate) {                      \
+    return GegluRowsBackward(io, grad_out, x, grad_x, rows, cols, approximate);                                    \
+  }
+
+GELU_FUSED_ENTRY_POINTS(f32, float, gelu::cpu::kIoF32)
+GELU_FUSED_ENTRY_POINTS(bf16, uint16_t, gelu::cpu::kIoBf16)
+GELU_FUSED_ENTRY_POINTS(f16, uint16_t, gelu::cpu::kIoF16)
+#undef GELU_FUSED_ENTRY_POINTS
+
+}  // extern "C"
+#endif  // HWY_ONCE

@@ -1,0 +1,382 @@
+// SPDX-License-Identifier: Apache-2.0
+// Per-target vector code for half precision (bf16, fp16), the fused ops (bias + GELU, GEGLU) and the named
+// variants (gelu_fast, gelu_10). Included once per target by src/cpu/gelu_half.cc and src/cpu/gelu_fused.cc
+// (foreach_target.h), and by tests/half/half_round_test.cc.
+//
+// Every function here evaluates GELU through GeluInDouble (src/cpu/gelu-inl.h) in double lanes, on inputs
+// that are float32 values: half inputs widen exactly to float, and the bias sum is rounded to float first.
+// So the error analysis of src/common/gelu_scalar.h holds unchanged (relative error < 2^-35 before the one
+// final rounding), and each lane's result depends on its own inputs only (tails go through the same vector
+// code via stack buffers), whatever the length, alignment, row layout or thread split.
+//
+// Narrowing to half precision rounds the double result ONCE, to nearest even, straight to the target format
+// (RoundToHalfGrid below), never through float; src/common/half.h explains why and holds the scalar twin
+// (DoubleToBf16/DoubleToF16, integer arithmetic), against which tests/half/half_round_test.cc checks this
+// code on every rounding boundary of both formats.
+
+// Toggle guard, as Highway's skeleton-inl.h: this part is re-included once per target.
+#if defined(GELU_SRC_CPU_GELU_HALF_INL_H_) == defined(HWY_TARGET_TOGGLE)
+#ifdef GELU_SRC_CPU_GELU_HALF_INL_H_
+#undef GELU_SRC_CPU_GELU_HALF_INL_H_
+#else
+#define GELU_SRC_CPU_GELU_HALF_INL_H_
+#endif
+
+#include <cmath>  // HUGE_VAL
+#include <cstddef>
+#include <cstdint>
+
+#include "hwy/highway.h"
+#include "src/common/half.h"
+#include "src/cpu/gelu-inl.h"
+#include "src/cpu/half_kernels.h"  // cpu::Kind and the variants' constants
+
+HWY_BEFORE_NAMESPACE();
+namespace gelu {
+namespace HWY_NAMESPACE {
+namespace hn = hwy::HWY_NAMESPACE;
+
+// f or f' of kind kKind (cpu::Kind) in double lanes holding float32 values.
+template <int kKind, bool kDerivative, class D, class V = hn::Vec<D>>
+HWY_INLINE V KindInDouble(D d, V x) {
+  if constexpr (kKind <= cpu::kKindSigmoid) {
+    return GeluInDouble<kKind, kDerivative>(d, x);
+  } else if constexpr (kKind == cpu::kKindGeluFast) {
+    // As GeluInDouble's tanh branch, with gelu_fast's constant.
+    const V x2 = hn::Mul(x, x);  // exact for float32 x
+    const V z = hn::Mul(x, hn::MulAdd(hn::Set(d, cpu::kGeluFastZ3), x2, hn::Set(d, cpu::kGeluFastZ1)));
+    const V dz = hn::MulAdd(hn::Set(d, 3.0 * cpu::kGeluFastZ3), x2, hn::Set(d, cpu::kGeluFastZ1));
+    return SigmoidForm<kDerivative>(d, x, z, dz);
+  } else {
+    static_assert(kKind == cpu::kKindGelu10);
+    const V v = GeluInDouble<cpu::kKindNone, kDerivative>(d, x);
+    const auto clipped = hn::Gt(x, hn::Set(d, cpu::kGelu10Max));  // false for NaN: NaN stays NaN
+    if constexpr (!kDerivative) return hn::IfThenElse(clipped, hn::Set(d, cpu::kGelu10Max), v);
+    return hn::IfThenZeroElse(clipped, v);
+  }
+}
+
+// The forward value for a half-precision output: common::TinyForwardNudge, per lane (see src/common/half.h:
+// for 0 < |x| < 2^-60 the double result x/2 may sit exactly on a half midpoint that the exact f(x) exceeds).
+template <class D, class V = hn::Vec<D>>
+HWY_INLINE V TinyForwardNudge(D d, V x, V y) {
+  const V ax = hn::Abs(x);
+  const auto tiny = hn::And(hn::Lt(ax, hn::Set(d, common::kTinyForwardLimit)), hn::Gt(ax, hn::Zero(d)));
+  return hn::IfThenElse(tiny, hn::MulAdd(ax, hn::Set(d, common::kTinyForwardNudge), hn::Mul(hn::Set(d, 0.5), x)),
+                        y);
+}
+
+// f'(x) for a half-precision output: common::NegativeTailDerivative, per lane (-0 where x < -1 is finite
+// and the double f' is not negative: the far-tail shortcut dropped a negative term below 2^-150).
+template <class D, class V = hn::Vec<D>>
+HWY_INLINE V NegativeTailDerivative(D d, V x, V v) {
+  const auto tail = hn::And(hn::Lt(x, hn::Set(d, -1.0)), hn::Gt(x, hn::Set(d, -HUGE_VAL)));
+  return hn::IfThenElse(hn::And(tail, hn::Not(hn::Lt(v, hn::Zero(d)))), hn::Set(d, -0.0), v);
+}
+
+// f (kDerivative false) or f' of kind kKind, with the two half-precision fixes above when kHalf.
+template <int kKind, bool kDerivative, bool kHalf, class D, class V = hn::Vec<D>>
+HWY_INLINE V KindForOutput(D d, V x) {
+  const V v = KindInDouble<kKind, kDerivative>(d, x);
+  if constexpr (!kHalf) return v;
+  if constexpr (kDerivative) return NegativeTailDerivative(d, x, v);
+  return TinyForwardNudge(d, x, v);
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Storage types. Each has T (the element type), kHalf, and
+//   LoadF(df, p):     Lanes(df) elements widened exactly to float32 lanes (df = Rebind<float, double tag>);
+//   Store(dd, v, p):  double lanes rounded once to the storage type.
+
+// Rounds double lanes to the grid of a binary format with precision kP and exponents [kEmin, kEmax], to
+// nearest even, in one rounding: with q the quantum (ULP) of |v| in the target, 2^(max(e, kEmin) - kP + 1),
+// and C = 1.5 * 2^52 * q, (|v| + C) - C is |v| rounded to a multiple of q by the double addition itself:
+// |v| < 2^kP q <= 2^-40 C keeps |v| + C inside [2^52 q, 2^53 q), the binade whose ULP is exactly q, and the
+// subtraction is exact. The exponent field of |v| gives 2^e directly (And with the exponent mask), clamped
+// below at 2^kEmin (subnormal results share the smallest quantum; zero and double subnormals land there too)
+// and above at 2^(kEmax+1) (anything that large overflows anyway; this also turns inf/NaN's all-ones exponent
+// into a finite C, so inf stays inf and NaN stays NaN). The result is exactly representable in the target, or
+// >= 2^(kEmax+1) (becomes inf when stored), or NaN; the sign is copied back afterwards, so -tiny rounds to -0.
+// Exactness needs the default rounding mode (to nearest) and the double operations not reassociated
+// (-ffp-contract=off, no -ffast-math).
+template <int kP, int kEmin, int kEmax, class D, class V = hn::Vec<D>>
+HWY_INLINE V RoundToHalfGrid(D d, V v) {
+  const hn::RebindToUnsigned<D> du;
+  const V av = hn::Abs(v);
+  const V pow2 = hn::BitCast(d, hn::And(hn::BitCast(du, av), hn::Set(du, uint64_t{0x7ff0000000000000})));
+  const V lo = hn::Set(d, common::BitsToDouble(static_cast<uint64_t>(kEmin + 1023) << 52));
+  const V hi = hn::Set(d, common::BitsToDouble(static_cast<uint64_t>(kEmax + 1 + 1023) << 52));
+  const V scale = hn::Set(d, common::BitsToDouble(static_cast<uint64_t>(52 - (kP - 1) + 1023) << 52) * 1.5);
+  const V c = hn::Mul(hn::Min(hn::Max(pow2, lo), hi), scale);
+  const V r = hn::Sub(hn::Add(av, c), c);
+  return hn::CopySignToAbs(r, v);
+}
+
+struct IoF32 {
+  using T = float;
+  static constexpr bool kHalf = false;
+  template <class DF>
+  static HWY_INLINE hn::Vec<DF> LoadF(DF df, const T* p) {
+    return hn::LoadU(df, p);
+  }
+  template <class DD>
+  static HWY_INLINE void Store(DD dd, hn::Vec<DD> v, T* p) {
+    const hn::Rebind<float, DD> df;
+    hn::StoreU(DemoteToF32(df, v), df, p);  // to nearest, overflow -> inf (src/cpu/gelu-inl.h), as gelu_f32.cc
+  }
+};
+
+struct IoBf16 {
+  using T = uint16_t;
+  static constexpr bool kHalf = true;
+  template <class DF>
+  static HWY_INLINE hn::Vec<DF> LoadF(DF df, const T* p) {
+    const hn::Rebind<uint16_t, DF> d16;
+    const hn::Rebind<int32_t, DF> di;
+    return hn::BitCast(df, hn::ShiftLeft<16>(hn::PromoteTo(di, hn::LoadU(d16, p))));  // bf16 = top of float
+  }
+  template <class DD>
+  static HWY_INLINE void Store(DD dd, hn::Vec<DD> v, T* p) {
+    const hn::Rebind<float, DD> df;
+    const hn::Rebind<uint32_t, DD> du;
+    const hn::Rebind<int32_t, DD> di;
+    const hn::Rebind<uint16_t, DD> d16;
+    // Exact: the rounded value is a bf16 value (its float has 16 zero low bits) or >= 2^128 (float inf).
+    const auto f = DemoteToF32(df, RoundToHalfGrid<8, -126, 127>(dd, v));
+    const auto bits = hn::ShiftRight<16>(hn::BitCast(du, f));  // NaN: float's quiet bit 22 -> bf16 bit 6
+    hn::StoreU(hn::DemoteTo(d16, hn::BitCast(di, bits)), d16, p);
+  }
+};
+
+struct IoF16 {
+  using T = uint16_t;
+  static constexpr bool kHalf = true;
+  // binary16 -> float32 in integer lanes (as common::F16ToFloat): normal: exponent + 112; subnormal:
+  // fraction * 2^-24 (int -> float conversion, exact, no float subnormal involved); inf/NaN: exponent 255.
+  template <class DF>
+  static HWY_INLINE hn::Vec<DF> LoadF(DF df, const T* p) {
+    const hn::Rebind<uint16_t, DF> d16;
+    const hn::Rebind<int32_t, DF> di;
+    const auto h = hn::PromoteTo(di, hn::LoadU(d16, p));  // zero-extended: 0..0xffff
+    const auto mag = hn::And(h, hn::Set(di, 0x7fff));
+    const auto sign = hn::ShiftLeft<16>(hn::Xor(h, mag));
+    const auto normal = hn::Add(hn::ShiftLeft<13>(mag), hn::Set(di, 112 << 23));
+    const auto sub = hn::BitCast(di, hn::Mul(hn::ConvertTo(df, mag), hn::Set(df, 0x1p-24f)));
+    const auto special = hn::Or(hn::ShiftLeft<13>(mag), hn::Set(di, 0x7f800000));
+    auto bits = hn::IfThenElse(hn::Lt(mag, hn::Set(di, 0x400)), sub, normal);
+    bits = hn::IfThenElse(hn::Gt(mag, hn::Set(di, 0x7bff)), special, bits);
+    return hn::BitCast(df, hn::Or(bits, sign));
+  }
+  template <class DD>
+  static HWY_INLINE void Store(DD dd, hn::Vec<DD> v, T* p) {
+    const hn::Rebind<float, DD> df;
+    const hn::Rebind<int32_t, DD> di;
+    const hn::Rebind<uint16_t, DD> d16;
+    // The rounded value is an fp16 value (exact in float), >= 2^16, or NaN.
+    const auto f = DemoteToF32(df, RoundToHalfGrid<11, -14, 15>(dd, v));
+    const auto bits = hn::BitCast(di, f);
+    const auto abits = hn::And(bits, hn::Set(di, 0x7fffffff));
+    const auto af = hn::BitCast(df, abits);
+    const auto sign = hn::And(hn::ShiftRight<16>(bits), hn::Set(di, 0x8000));
+    // Normal (|f| >= 2^-14, bits 0x38800000): rebias the exponent, drop 13 fraction bits that are zero.
+    // This also maps 2^16 (bits 0x47800000) to 0x7c00, inf; larger values and inf are clamped to it.
+    const auto normal = hn::Min(hn::Sub(hn::ShiftRight<13>(abits), hn::Set(di, 112 << 10)), hn::Set(di, 0x7c00));
+    // Subnormal (|f| = m 2^-24, m < 1024): 0.5 + m 2^-24 is exact (ULP of float at 0.5 is 2^-24), its bits are
+    // 0x3f000000 + m.
+    const auto sub = hn::Sub(hn::BitCast(di, hn::Add(af, hn::Set(df, 0.5f))), hn::Set(di, 0x3f000000));
+    auto h = hn::IfThenElse(hn::Lt(abits, hn::Set(di, 0x38800000)), sub, normal);
+    // NaN -> quiet NaN keeping the top 10 payload bits, as common::DoubleToF16.
+    const auto nan = hn::Or(hn::And(hn::ShiftRight<13>(abits), hn::Set(di, 0x3ff)), hn::Set(di, 0x7e00));
+    h = hn::IfThenElse(hn::Gt(abits, hn::Set(di, 0x7f800000)), nan, h);
+    hn::StoreU(hn::DemoteTo(d16, hn::Or(h, sign)), d16, p);
+  }
+};
+
+// Loads Lanes(dd) elements as double lanes (exact).
+template <class Io, class DD>
+HWY_INLINE hn::Vec<DD> LoadD(DD dd, const typename Io::T* p) {
+  const hn::Rebind<float, DD> df;
+  return hn::PromoteTo(dd, Io::LoadF(df, p));
+}
+
+// Runs body(i, count) over [0, n): full vectors in place, then the tail (count < N) once; `body` handles
+// a tail by staging through stack buffers so that it runs the same full-vector code.
+template <class DD, class Body>
+HWY_INLINE void ForEachVector(DD dd, size_t n, const Body& body) {
+  const size_t N = hn::Lanes(dd);
+  size_t i = 0;
+  for (; i + N <= n; i += N) body(i, N);
+  if (i < n) body(i, n - i);
+}
+
+// Copies `count` elements into a zeroed stack buffer of MaxLanes elements (tail handling without LoadN,
+// which Highway 1.0.3 lacks).
+template <class T, size_t kMax>
+HWY_INLINE const T* Stage(const T* src, size_t count, T (&buf)[kMax]) {
+  for (size_t j = 0; j < count; ++j) buf[j] = src[j];
+  return buf;
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Elementwise: y = f(x) (kBackward false) or y = g * f'(x), in place allowed.
+template <class Io, int kKind, bool kBackward>
+HWY_NOINLINE void ElementwiseLoop(const typename Io::T* g, const typename Io::T* x, typename Io::T* y, size_t n) {
+  using T = typename Io::T;
+  const hn::ScalableTag<double> dd;
+  constexpr size_t kMax = hn::MaxLanes(dd);
+  auto one = [&](const T* gp, const T* xp, T* yp) HWY_ATTR {
+    auto v = KindForOutput<kKind, kBackward, Io::kHalf>(dd, LoadD<Io>(dd, xp));
+    if constexpr (kBackward) v = hn::Mul(LoadD<Io>(dd, gp), v);
+    Io::Store(dd, v, yp);
+  };
+  ForEachVector(dd, n, [&](size_t i, size_t count) HWY_ATTR {
+    if (count == hn::Lanes(dd)) return one(kBackward ? g + i : nullptr, x + i, y + i);
+    HWY_ALIGN T xb[kMax] = {}, gb[kMax] = {}, yb[kMax];
+    one(kBackward ? Stage(g + i, count, gb) : nullptr, Stage(x + i, count, xb), yb);
+    for (size_t j = 0; j < count; ++j) y[i + j] = yb[j];
+  });
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Matrix loops. Each walks a flat range [begin, end) of a rows x cols index space, row segment by row
+// segment, so that gelu::parallel::ParallelFor can split any shape; operands are (pointer, row stride in
+// elements), and a bias is an operand with row stride 0.
+template <class Body>
+HWY_INLINE void ForEachRowSegment(size_t cols, size_t begin, size_t end, const Body& body) {
+  while (begin < end) {
+    const size_t r = begin / cols, c = begin % cols;
+    const size_t len = (cols - c < end - begin) ? cols - c : end - begin;
+    body(r, c, len);
+    begin += len;
+  }
+}
+
+// h = fl32(x + bias) in float lanes (one rounding, as the float32 addition of an unfused `x + bias`), widened.
+template <class Io, class DD>
+HWY_INLINE hn::Vec<DD> BiasSum(DD dd, const typename Io::T* xp, const typename Io::T* bp) {
+  const hn::Rebind<float, DD> df;
+  return hn::PromoteTo(dd, hn::Add(Io::LoadF(df, xp), Io::LoadF(df, bp)));
+}
+
+// Bias + GELU forward: y[r][c] = f(fl32(x[r][c] + bias[c])) over the flat range [begin, end).
+template <class Io, int kKind>
+HWY_NOINLINE void BiasForwardLoop(const typename Io::T* x, const typename Io::T* bias, typename Io::T* y,
+                                  size_t cols, size_t begin, size_t end) {
+  using T = typename Io::T;
+  const hn::ScalableTag<double> dd;
+  constexpr size_t kMax = hn::MaxLanes(dd);
+  auto one = [&](const T* xp, const T* bp, T* yp) HWY_ATTR {
+    Io::Store(dd, KindForOutput<kKind, false, Io::kHalf>(dd, BiasSum<Io>(dd, xp, bp)), yp);
+  };
+  ForEachRowSegment(cols, begin, end, [&](size_t r, size_t c, size_t len) HWY_ATTR {
+    const T* xr = x + r * cols + c;
+    const T* br = bias + c;
+    T* yr = y + r * cols + c;
+    ForEachVector(dd, len, [&](size_t i, size_t count) HWY_ATTR {
+      if (count == hn::Lanes(dd)) return one(xr + i, br + i, yr + i);
+      HWY_ALIGN T xb[kMax] = {}, bb[kMax] = {}, yb[kMax];
+      one(Stage(xr + i, count, xb), Stage(br + i, count, bb), yb);
+      for (size_t j = 0; j < count; ++j) yr[i + j] = yb[j];
+    });
+  });
+}
+
+// Bias + GELU backward over rows [r0, r1) and columns [c0, c1): grad_x[r][c] = g[r][c] * f'(h[r][c]), and
+// sums[c - c0] = sum over r = r0, r0+1, ..., r1-1 (in that order, in double) of the unrounded products.
+// `sums` is overwritten (starts from +0). The fixed order makes the caller's total independent of threads.
+template <class Io, int kKind>
+HWY_NOINLINE void BiasBackwardTile(const typename Io::T* g, const typename Io::T* x, const typename Io::T* bias,
+                                   typename Io::T* gx, size_t cols, size_t r0, size_t r1, size_t c0, size_t c1,
+                                   double* sums) {
+  using T = typename Io::T;
+  const hn::ScalableTag<double> dd;
+  constexpr size_t kMax = hn::MaxLanes(dd);
+  for (size_t c = c0; c < c1; ++c) sums[c - c0] = 0.0;
+  auto one = [&](const T* gp, const T* xp, const T* bp, T* yp, double* sp) HWY_ATTR {
+    const auto h = BiasSum<Io>(dd, xp, bp);
+    const auto v = hn::Mul(LoadD<Io>(dd, gp), KindForOutput<kKind, true, Io::kHalf>(dd, h));
+    Io::Store(dd, v, yp);
+    hn::StoreU(hn::Add(hn::LoadU(dd, sp), v), dd, sp);
+  };
+  for (size_t r = r0; r < r1; ++r) {
+    const size_t base = r * cols + c0;
+    ForEachVector(dd, c1 - c0, [&](size_t i, size_t count) HWY_ATTR {
+      if (count == hn::Lanes(dd)) return one(g + base + i, x + base + i, bias + c0 + i, gx + base + i, sums + i);
+      HWY_ALIGN T gb[kMax] = {}, xb[kMax] = {}, bb[kMax] = {}, yb[kMax];
+      HWY_ALIGN double sb[kMax] = {};
+      for (size_t j = 0; j < count; ++j) sb[j] = sums[i + j];
+      one(Stage(g + base + i, count, gb), Stage(x + base + i, count, xb), Stage(bias + c0 + i, count, bb), yb, sb);
+      for (size_t j = 0; j < count; ++j) {
+        gx[base + i + j] = yb[j];
+        sums[i + j] = sb[j];
+      }
+    });
+  }
+}
+
+// GEGLU forward: y[r][c] = f(a[r][c]) * b[r][c], the product formed in double and rounded once.
+template <class Io, int kKind>
+HWY_NOINLINE void GegluForwardLoop(const typename Io::T* a, size_t lda, const typename Io::T* b, size_t ldb,
+                                   typename Io::T* y, size_t ldy, size_t cols, size_t begin, size_t end) {
+  using T = typename Io::T;
+  const hn::ScalableTag<double> dd;
+  constexpr size_t kMax = hn::MaxLanes(dd);
+  auto one = [&](const T* ap, const T* bp, T* yp) HWY_ATTR {
+    const auto fa = KindForOutput<kKind, false, Io::kHalf>(dd, LoadD<Io>(dd, ap));
+    Io::Store(dd, hn::Mul(fa, LoadD<Io>(dd, bp)), yp);
+  };
+  ForEachRowSegment(cols, begin, end, [&](size_t r, size_t c, size_t len) HWY_ATTR {
+    const T* ar = a + r * lda + c;
+    const T* br = b + r * ldb + c;
+    T* yr = y + r * ldy + c;
+    ForEachVector(dd, len, [&](size_t i, size_t count) HWY_ATTR {
+      if (count == hn::Lanes(dd)) return one(ar + i, br + i, yr + i);
+      HWY_ALIGN T ab[kMax] = {}, bb[kMax] = {}, yb[kMax];
+      one(Stage(ar + i, count, ab), Stage(br + i, count, bb), yb);
+      for (size_t j = 0; j < count; ++j) yr[i + j] = yb[j];
+    });
+  });
+}
+
+// GEGLU backward: grad_a = (g * b) * f'(a), grad_b = g * f(a); g * b is exact in double (two float
+// significands), each result rounded once. Every input of a vector is loaded before either output is stored,
+// so an output may alias any input exactly.
+template <class Io, int kKind>
+HWY_NOINLINE void GegluBackwardLoop(const typename Io::T* g, size_t ldg, const typename Io::T* a, size_t lda,
+                                    const typename Io::T* b, size_t ldb, typename Io::T* ga, size_t ldga,
+                                    typename Io::T* gb, size_t ldgb, size_t cols, size_t begin, size_t end) {
+  using T = typename Io::T;
+  const hn::ScalableTag<double> dd;
+  constexpr size_t kMax = hn::MaxLanes(dd);
+  auto one = [&](const T* gp, const T* ap, const T* bp, T* gap, T* gbp) HWY_ATTR {
+    const auto gd = LoadD<Io>(dd, gp);
+    const auto ad = LoadD<Io>(dd, ap);
+    const auto bd = LoadD<Io>(dd, bp);
+    const auto fa = KindForOutput<kKind, false, Io::kHalf>(dd, ad);
+    const auto da = KindForOutput<kKind, true, Io::kHalf>(dd, ad);
+    Io::Store(dd, hn::Mul(hn::Mul(gd, bd), da), gap);
+    Io::Store(dd, hn::Mul(gd, fa), gbp);
+  };
+  ForEachRowSegment(cols, begin, end, [&](size_t r, size_t c, size_t len) HWY_ATTR {
+    const T* gr = g + r * ldg + c;
+    const T* ar = a + r * lda + c;
+    const T* br = b + r * ldb + c;
+    T* gar = ga + r * ldga + c;
+    T* gbr = gb + r * ldgb + c;
+    ForEachVector(dd, len, [&](size_t i, size_t count) HWY_ATTR {
+      if (count == hn::Lanes(dd)) return one(gr + i, ar + i, br + i, gar + i, gbr + i);
+      HWY_ALIGN T gbuf[kMax] = {}, abuf[kMax] = {}, bbuf[kMax] = {}, o1[kMax], o2[kMax];
+      one(Stage(gr + i, count, gbuf), Stage(ar + i, count, abuf), Stage(br + i, count, bbuf), o1, o2);
+      for (size_t j = 0; j < count; ++j) {
+        gar[i + j] = o1[j];
+        gbr[i + j] = o2[j];
+      }
+    });
+  });
+}
+
+}  // namespace HWY_NAMESPACE
+}  // namespace gelu
+HWY_AFTER_NAMESPACE();
+
+#endif  // GELU_SRC_CPU_GELU_HALF_INL_H_ toggle

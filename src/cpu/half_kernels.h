@@ -1,0 +1,81 @@
+// SPDX-License-Identifier: Apache-2.0
+// Internal entry points of the half-precision, fused and variant kernels (src/cpu/gelu_half.cc,
+// src/cpu/gelu_fused.cc) and the argument checks their C entry points share. Each kernel call is
+// single-threaded and dispatched (HWY_DYNAMIC_DISPATCH); the Run* functions validate and split over threads.
+// Not installed; not part of the ABI.
+#ifndef GELU_SRC_CPU_HALF_KERNELS_H_
+#define GELU_SRC_CPU_HALF_KERNELS_H_
+
+#include <cstddef>
+#include <cstdint>
+
+#include "gelu/gelu.h"
+#include "src/common/coefficients.h"
+
+namespace gelu::cpu {
+
+// The kinds of function the loops below compute: the three forms (numbered as gelu_approximate), then
+// the two named variants whose formula is none of the three (src/cpu/variants.cc maps names to kinds).
+enum Kind : int { kKindNone = 0, kKindTanh = 1, kKindSigmoid = 2, kKindGeluFast = 3, kKindGelu10 = 4 };
+inline constexpr int kNumKinds = 5;
+
+// gelu_fast (Hugging Face FastGELUActivation): 0.5 x (1 + tanh(0.7978845608 x (1 + 0.044715 x^2))).
+// Its constant 0.7978845608 is sqrt(2/pi) = 0.79788456080286535... cut to 10 digits (relative difference
+// 3.6e-12 = 2^-38.0), so it is a different function from gelu_new; we evaluate it as written, through the
+// same x * sigmoid(z) form: z = 2 * 0.7978845608 * (x + 0.044715 x^3). Both products rounded once in double
+// (relative 2^-53, far below the kernels' 2^-35 budget), as kTanhZ1/kTanhZ3 are for the tanh form.
+inline constexpr double kGeluFastZ1 = 2.0 * 0.7978845608;                   // exact doubling of the double
+inline constexpr double kGeluFastZ3 = kGeluFastZ1 * common::kTanhCubic;     // one rounding
+// gelu_10 (Hugging Face ClippedGELUActivation(-10, 10)): clip(GELU(x), -10, 10). GELU(x) >= -0.17, so only the
+// upper bound binds, and GELU(x) > 10 exactly when x > 10: GELU(10) = 10 - 10 Phi(-10) = 10 - 7.6e-23 < 10,
+// while any float above 10 exceeds it by >= 2^-20 (ulp(10) in float32) > 7.6e-23. So the clip is x > 10 -> 10,
+// and its derivative (torch.clamp's backward passes the gradient where the value lies within [min, max],
+// bounds included) is f'(x) for x <= 10 and 0 above.
+inline constexpr double kGelu10Max = 10.0;
+
+// Storage types: float32, bfloat16, binary16 (both stored as uint16_t bit patterns).
+enum Io : int { kIoF32 = 0, kIoBf16 = 1, kIoF16 = 2 };
+inline constexpr size_t ElementSize(Io io) { return io == kIoF32 ? 4 : 2; }
+
+// ---- Kernels (one thread, dispatched). `kind` is a cpu::Kind (above): the three forms,
+// gelu_fast, gelu_10. Pointers are to elements of the storage type.
+// y = f(x) (backward false) or y = g * f'(x); in place allowed.
+void Elementwise(Io io, int kind, bool backward, const void* g, const void* x, void* y, size_t n);
+// y[r][c] = f(fl32(x[r][c] + bias[c])) over the flat index range [begin, end) of a rows x cols matrix.
+void BiasForward(Io io, int kind, const void* x, const void* bias, void* y, size_t cols, size_t begin, size_t end);
+// grad_x[r][c] = g[r][c] f'(fl32(x[r][c] + bias[c])) for rows [r0, r1), columns [c0, c1); sums[c - c0] = the
+// sum over those rows, in row order, of the unrounded products (double).
+void BiasBackwardTile(Io io, int kind, const void* g, const void* x, const void* bias, void* grad_x, size_t cols,
+                      size_t r0, size_t r1, size_t c0, size_t c1, double* sums);
+// y[r][c] = f(a[r][c]) * b[r][c] over the flat range [begin, end) of rows x cols; ld* are row strides.
+void GegluForward(Io io, int kind, const void* a, size_t lda, const void* b, size_t ldb, void* y, size_t ldy,
+                  size_t cols, size_t begin, size_t end);
+// grad_a = g * b * f'(a), grad_b = g * f(a).
+void GegluBackward(Io io, int kind, const void* g, size_t ldg, const void* a, size_t lda, const void* b, size_t ldb,
+                   void* grad_a, size_t ldga, void* grad_b, size_t ldgb, size_t cols, size_t begin, size_t end);
+
+// ---- Validated, threaded drivers (C API semantics: GELU_INVALID_ARGUMENT writes nothing).
+// Elementwise over n elements: null pointers with n > 0 or partial overlaps are invalid; `kind` is trusted.
+gelu_status RunElementwise(Io io, int kind, bool backward, const void* g, const void* x, void* y, size_t n);
+
+// ---- Argument checks.
+inline bool ValidApproximate(gelu_approximate a) {
+  return a == GELU_APPROXIMATE_NONE || a == GELU_APPROXIMATE_TANH || a == GELU_APPROXIMATE_SIGMOID;
+}
+// True when the byte ranges [p, p + pn) and [q, q + qn) share memory (empty ranges share nothing).
+inline bool Overlap(const void* p, size_t pn, const void* q, size_t qn) {
+  if (pn == 0 || qn == 0) return false;
+  const auto a = reinterpret_cast<uintptr_t>(p), b = reinterpret_cast<uintptr_t>(q);
+  return a < b + qn && b < a + pn;
+}
+// True when an output [out, out + n) overlaps an input [in, in + n) without being exactly the same array
+// (exact aliasing is the supported in-place mode).
+inline bool PartialOverlap(const void* in, const void* out, size_t bytes) {
+  return in != out && Overlap(in, bytes, out, bytes);
+}
+// a * b without wrapping; false on overflow.
+inline bool CheckedMul(size_t a, size_t b, size_t* out) { return !__builtin_mul_overflow(a, b, out); }
+
+}  // namespace gelu::cpu
+
+#endif  // GELU_SRC_CPU_HALF_KERNELS_H_

@@ -1,0 +1,96 @@
+// SPDX-License-Identifier: Apache-2.0
+// Named GELU variants (Hugging Face transformers' ACT2FN names): lookup by name and the C entry points.
+// Each name maps to the kernel of its own formula (docs/VARIANTS.md): the three forms reuse the form kernels
+// (float32: the very functions gelu_forward_f32/gelu_backward_f32, so the bits match them), gelu_fast and gelu_10
+// have kernels of their own (src/cpu/gelu_half-inl.h, KindInDouble).
+#include <cstdint>
+#include <cstring>
+
+#include "gelu/gelu.h"
+#include "src/cpu/half_kernels.h"
+
+namespace {
+
+struct VariantInfo {
+  const char* name;
+  int kind;  // cpu::Kind
+};
+
+// Indexed by gelu_variant.
+constexpr VariantInfo kVariants[GELU_VARIANT_COUNT] = {
+    {"gelu", gelu::cpu::kKindNone},                // GELUActivation: torch.nn.functional.gelu
+    {"gelu_python", gelu::cpu::kKindNone},         // x * 0.5 * (1 + erf(x / sqrt(2)))
+    {"gelu_new", gelu::cpu::kKindTanh},            // NewGELUActivation
+    {"gelu_pytorch_tanh", gelu::cpu::kKindTanh},   // F.gelu(approximate="tanh")
+    {"gelu_accurate", gelu::cpu::kKindTanh},       // AccurateGELUActivation: sqrt(2/pi) precomputed
+    {"gelu_fast", gelu::cpu::kKindGeluFast},       // FastGELUActivation: 0.7978845608
+    {"quick_gelu", gelu::cpu::kKindSigmoid},       // QuickGELUActivation: x * sigmoid(1.702 x)
+    {"gelu_10", gelu::cpu::kKindGelu10},           // ClippedGELUActivation(-10, 10)
+};
+
+bool Known(gelu_variant v) { return static_cast<unsigned>(v) < GELU_VARIANT_COUNT; }
+
+template <bool kBackward>
+gelu_status RunF32(gelu_variant v, const float* g, const float* x, float* y, size_t n) {
+  if (!Known(v)) return GELU_UNKNOWN_VARIANT;
+  const int kind = kVariants[v].kind;
+  if (kind <= gelu::cpu::kKindSigmoid) {
+    const auto a = static_cast<gelu_approximate>(kind);
+    return kBackward ? gelu_backward_f32(g, x, y, n, a) : gelu_forward_f32(x, y, n, a);
+  }
+  return gelu::cpu::RunElementwise(gelu::cpu::kIoF32, kind, kBackward, g, x, y, n);
+}
+
+gelu_status RunHalf(gelu::cpu::Io io, bool backward, gelu_variant v, const uint16_t* g, const uint16_t* x,
+                    uint16_t* y, size_t n) {
+  if (!Known(v)) return GELU_UNKNOWN_VARIANT;
+  return gelu::cpu::RunElementwise(io, kVariants[v].kind, backward, g, x, y, n);
+}
+
+}  // namespace
+
+extern "C" {
+
+gelu_status gelu_variant_from_name(const char* name, gelu_variant* out) {
+  if (out == nullptr) return GELU_INVALID_ARGUMENT;
+  if (name == nullptr) return GELU_UNKNOWN_VARIANT;
+  for (int i = 0; i < GELU_VARIANT_COUNT; ++i) {
+    if (std::strcmp(name, kVariants[i].name) == 0) {
+      *out = static_cast<gelu_variant>(i);
+      return GELU_OK;
+    }
+  }
+  return GELU_UNKNOWN_VARIANT;
+}
+
+const char* gelu_variant_name(gelu_variant variant) { return Known(variant) ? kVariants[variant].name : nullptr; }
+
+int gelu_variant_approximate(gelu_variant variant) {
+  if (!Known(variant)) return -1;
+  const int kind = kVariants[variant].kind;
+  return kind <= gelu::cpu::kKindSigmoid ? kind : -1;
+}
+
+gelu_status gelu_variant_forward_f32(gelu_variant variant, const float* x, float* y, size_t n) {
+  return RunF32<false>(variant, nullptr, x, y, n);
+}
+gelu_status gelu_variant_backward_f32(gelu_variant variant, const float* grad_out, const float* x, float* grad_in,
+                                      size_t n) {
+  return RunF32<true>(variant, grad_out, x, grad_in, n);
+}
+gelu_status gelu_variant_forward_bf16(gelu_variant variant, const uint16_t* x, uint16_t* y, size_t n) {
+  return RunHalf(gelu::cpu::kIoBf16, false, variant, nullptr, x, y, n);
+}
+gelu_status gelu_variant_backward_bf16(gelu_variant variant, const uint16_t* grad_out, const uint16_t* x,
+                                       uint16_t* grad_in, size_t n) {
+  return RunHalf(gelu::cpu::kIoBf16, true, variant, grad_out, x, grad_in, n);
+}
+gelu_status gelu_variant_forward_f16(gelu_variant variant, const uint16_t* x, uint16_t* y, size_t n) {
+  return RunHalf(gelu::cpu::kIoF16, false, variant, nullptr, x, y, n);
+}
+gelu_status gelu_variant_backward_f16(gelu_variant variant, const uint16_t* grad_out, const uint16_t* x,
+                                      uint16_t* grad_in, size_t n) {
+  return RunHalf(gelu::cpu::kIoF16, true, variant, grad_out, x, grad_in, n);
+}
+
+}  // extern "C"
