@@ -5,7 +5,8 @@
 Compares torch.nn.functional.gelu and torch.ops.aten.gelu_backward (approximate='none' and 'tanh') with this
 library's C ABI called through ctypes on the same tensors' memory. Each sample times a batch of calls lasting
 about --sample-ms; samples alternate ours/torch so that both see the same machine load, and the median of
---repeats samples is reported. Both sides pay one Python call per array (ctypes about 1 us, torch dispatch a
+--repeats samples is reported, with the best sample beside it (on a shared machine the best is the run least
+disturbed by other tenants). Both sides pay one Python call per array (ctypes about 1 us, torch dispatch a
 few us), which matters only at the smallest size.
 
 Usage: /usr/bin/python3 bench/peers_torch.py build-bench/libgelu.so [--sizes 65536 16777216] [--repeats 7]
@@ -79,7 +80,8 @@ def calls_per_sample(fn, sample_s):
     return max(1, int(k * sample_s / max(t, 1e-9)))
 
 
-def interleaved_medians(fns, repeats, sample_s):
+def interleaved_times(fns, repeats, sample_s):
+    """Seconds per call for each fn: (median, best) over `repeats` interleaved samples."""
     ks = [calls_per_sample(fn, sample_s) for fn in fns]
     samples = [[] for _ in fns]
     for _ in range(repeats):
@@ -88,7 +90,7 @@ def interleaved_medians(fns, repeats, sample_s):
             for _ in range(k):
                 fn()
             samples[i].append((time.perf_counter() - t0) / k)
-    return [statistics.median(s) for s in samples]
+    return [(statistics.median(s), min(s)) for s in samples]
 
 
 def check_agreement(lib, op, form, x, g, out):
@@ -117,7 +119,8 @@ def main():
     all_threads = os.cpu_count() or 1
     print(f"# torch {torch.__version__}, ours: {args.library} ({lib.gelu_simd_target().decode()}), "
           f"inputs {args.dist}, median of {args.repeats} interleaved samples of ~{args.sample_ms:g} ms")
-    header = f"{'op':4} {'form':5} {'threads':>7} {'n':>9} {'ours Gelem/s':>13} {'torch Gelem/s':>14} {'ours/torch':>11}"
+    header = (f"{'op':4} {'form':5} {'threads':>7} {'n':>9} {'ours Gelem/s':>13} {'torch Gelem/s':>14} "
+              f"{'ours/torch':>11} {'best: ours/torch':>17}")
     print(header)
     print("-" * len(header))
     rows = []
@@ -135,13 +138,15 @@ def main():
             for op in ("fwd", "bwd"):
                 for form in FORMS:
                     check_agreement(lib, op, form, x, g, out)
-                    ours_s, theirs_s = interleaved_medians(make_calls(lib, op, form, x, g, out),
-                                                           args.repeats, args.sample_ms / 1e3)
+                    (ours_s, ours_b), (theirs_s, theirs_b) = interleaved_times(
+                        make_calls(lib, op, form, x, g, out), args.repeats, args.sample_ms / 1e3)
                     ours_r, theirs_r = n / ours_s / 1e9, n / theirs_s / 1e9
+                    ours_br, theirs_br = n / ours_b / 1e9, n / theirs_b / 1e9
                     print(f"{op:4} {form:5} {'t1' if threads == 1 else 'tall':>7} {n:>9} {ours_r:13.3f} "
-                          f"{theirs_r:14.3f} {ours_r / theirs_r:11.2f}", flush=True)
+                          f"{theirs_r:14.3f} {ours_r / theirs_r:11.2f} {ours_br / theirs_br:17.2f}", flush=True)
                     rows.append({"op": op, "form": form, "threads": "t1" if threads == 1 else "tall", "n": n,
-                                 "dist": args.dist, "ours_gelem_s": ours_r, "torch_gelem_s": theirs_r})
+                                 "dist": args.dist, "ours_gelem_s": ours_r, "torch_gelem_s": theirs_r,
+                                 "ours_best_gelem_s": ours_br, "torch_best_gelem_s": theirs_br})
     if args.json:
         with open(args.json, "w") as f:
             json.dump({"torch": torch.__version__, "simd_target": lib.gelu_simd_target().decode(),
