@@ -9,7 +9,7 @@
 // Bytes counted: n * element size per array read or written (forward: x read, y written; backward: grad_out and
 // x read, grad_in written); the copy moves one array (read + written). GB/s = 1e9 bytes per second.
 //
-// Usage: gelu_gpu_bench [--n N] [--reps R] [--csv FILE]
+// Usage: gelu_gpu_bench [--n N] [--reps R] [--types f32,bf16] [--csv FILE]
 // Output: a table, and with --csv one line per row: kernel,type,ms,gbps,pct_copy,gelem_s
 #include <cuda_runtime_api.h>
 
@@ -111,15 +111,18 @@ int main(int argc, char** argv) {
   size_t n = size_t{1} << 28;
   int reps = 25;
   const char* csv_path = nullptr;
+  std::string types = "f32,bf16";
   for (int i = 1; i < argc; ++i) {
     if (!std::strcmp(argv[i], "--n") && i + 1 < argc) {
       n = std::strtoull(argv[++i], nullptr, 0);
     } else if (!std::strcmp(argv[i], "--reps") && i + 1 < argc) {
       reps = std::max(1, std::atoi(argv[++i]));
+    } else if (!std::strcmp(argv[i], "--types") && i + 1 < argc) {
+      types = argv[++i];
     } else if (!std::strcmp(argv[i], "--csv") && i + 1 < argc) {
       csv_path = argv[++i];
     } else {
-      std::fprintf(stderr, "usage: %s [--n N] [--reps R] [--csv FILE]\n", argv[0]);
+      std::fprintf(stderr, "usage: %s [--n N] [--reps R] [--types f32,bf16] [--csv FILE]\n", argv[0]);
       return 2;
     }
   }
@@ -140,6 +143,7 @@ int main(int argc, char** argv) {
   for (int bf16 = 0; bf16 < 2; ++bf16) {
     const size_t es = bf16 ? 2 : 4, bytes = n * es;
     const char* type = bf16 ? "bf16" : "f32";
+    if (types.find(type) == std::string::npos) continue;
     void *x, *g, *y;
     CHECK_CUDA(cudaMalloc(&x, bytes));
     CHECK_CUDA(cudaMalloc(&g, bytes));

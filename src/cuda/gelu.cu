@@ -31,9 +31,13 @@
 #include <atomic>
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
+#include <mutex>
+#include <type_traits>
 
 #include "src/cuda/gelu_ops.h"
+#include "src/cuda/table_range.h"
 
 namespace gelu::cuda {
 namespace {
@@ -61,6 +65,17 @@ union Vector {
   T lanes[kVectorBytes / sizeof(T)];
 };
 
+// Kernel operations: an element operation of gelu_ops.h (Direct), or one that looks most inputs up in a table
+// held in shared memory (below). kSharedBytes of dynamic shared memory are filled by Prepare before any Apply.
+template <class ElementOp>
+struct Direct {
+  using T = typename ElementOp::T;
+  static constexpr int kInputs = ElementOp::kInputs;
+  static constexpr size_t kSharedBytes = 0;
+  __device__ __forceinline__ static void Prepare(uint4*) {}
+  __device__ __forceinline__ static T Apply(const T (&in)[kInputs], const uint4*) { return ElementOp::Apply(in); }
+};
+
 template <class Op>
 __global__ void __launch_bounds__(kThreads) GeluKernel(const Params<typename Op::T, Op::kInputs> p) {
   using T = typename Op::T;
@@ -68,6 +83,11 @@ __global__ void __launch_bounds__(kThreads) GeluKernel(const Params<typename Op:
   constexpr int kLanes = kVectorBytes / sizeof(T);
   const size_t tid = static_cast<size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
   const size_t stride = static_cast<size_t>(gridDim.x) * blockDim.x;
+  extern __shared__ uint4 shared[];
+  if constexpr (Op::kSharedBytes > 0) {
+    Op::Prepare(shared);
+    __syncthreads();
+  }
 
   // Vector body. In iteration j thread t handles vectors t + (j*kUnroll + u) * stride, u < kUnroll: for each u
   // a warp touches 32 consecutive vectors (512 bytes), and all kUnroll * kIn loads are issued before any use.
@@ -95,7 +115,7 @@ __global__ void __launch_bounds__(kThreads) GeluKernel(const Params<typename Op:
           T e[kIn];
 #pragma unroll
           for (int k = 0; k < kIn; ++k) e[k] = a[u][k].lanes[l];
-          r.lanes[l] = Op::Apply(e);
+          r.lanes[l] = Op::Apply(e, shared);
         }
         __stcs(out_vec + i, r.bits);
       }
@@ -120,10 +140,97 @@ __global__ void __launch_bounds__(kThreads) GeluKernel(const Params<typename Op:
     }
 #pragma unroll
     for (int u = 0; u < kUnroll; ++u) {
-      if (s + u * stride < scalars) p.out[idx[u]] = Op::Apply(a[u]);
+      if (s + u * stride < scalars) p.out[idx[u]] = Op::Apply(a[u], shared);
     }
   }
 }
+
+// ---------------------------------------------------------------------------------------------------------
+// 16-bit lookup tables. A 16-bit input has only 65,536 values, so f(x) (and f'(x), in double) can be computed
+// once per device by the same element functions and looked up: the results are the same bits as computing them,
+// without the ~40-50 fp64 instructions per element that otherwise make the 16-bit kernels arithmetic-bound (see
+// the cost note at the top). The tables cover the binades where activations live, |x| in [2^-16, 16) for bf16
+// (5,120 values) and [2^-8, 16) for fp16 (24,576 values); other inputs, rare in N(0, s) data, are computed as in
+// Direct. Each block copies its table from global to shared memory (10 KiB: bf16 forward, 40 KiB: bf16
+// derivative, 48 KiB: fp16 forward), where a warp's 32 random look-ups cost a few bank cycles rather than the
+// dozens of L1 wavefronts of a global gather. fp16 backward has no table: its derivative table over a useful
+// range would not fit (8 bytes per entry, 2,048 entries per binade).
+
+
+__device__ uint16_t g_bf16_forward[3][Bf16Range::kEntries];
+__device__ double g_bf16_derivative[3][Bf16Range::kEntries];
+__device__ uint16_t g_f16_forward[3][F16Range::kEntries];
+
+template <int Form>
+__device__ void InitTablesForm(int i) {
+  if (i < Bf16Range::kEntries) {
+    const uint16_t in[1] = {Bf16Range::Value(i)};
+    g_bf16_forward[Form][i] = ForwardBf16Op<Form>::Apply(in);
+    g_bf16_derivative[Form][i] = common::GeluF32InDouble(Bf16::ToFloat(in[0]), Form, true);
+  }
+  if (i < F16Range::kEntries) {
+    const uint16_t in[1] = {F16Range::Value(i)};
+    g_f16_forward[Form][i] = ForwardF16Op<Form>::Apply(in);
+  }
+}
+
+__global__ void InitTables() {
+  const int i = static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x);
+  InitTablesForm<0>(i);
+  InitTablesForm<1>(i);
+  InitTablesForm<2>(i);
+}
+
+template <class Entry, int kEntries>
+__device__ __forceinline__ void CopyToShared(const Entry* table, uint4* shared) {
+  static_assert(kEntries * sizeof(Entry) % sizeof(uint4) == 0, "tables are whole 16-byte vectors");
+  const uint4* src = reinterpret_cast<const uint4*>(table);
+  for (int i = threadIdx.x; i < static_cast<int>(kEntries * sizeof(Entry) / sizeof(uint4)); i += blockDim.x) {
+    shared[i] = __ldg(src + i);
+  }
+}
+
+template <class Format, class Range, int Form>
+struct ForwardHalfTable {
+  using T = uint16_t;
+  static constexpr int kInputs = 1;
+  static constexpr size_t kSharedBytes = Range::kEntries * sizeof(uint16_t);
+  __device__ __forceinline__ static const uint16_t* Global() {
+    if constexpr (std::is_same_v<Format, Bf16>) {
+      return g_bf16_forward[Form];
+    } else {
+      return g_f16_forward[Form];
+    }
+  }
+  __device__ __forceinline__ static void Prepare(uint4* shared) {
+    CopyToShared<uint16_t, Range::kEntries>(Global(), shared);
+  }
+  __device__ __forceinline__ static T Apply(const T (&in)[1], const uint4* shared) {
+    const int index = Range::Index(in[0]);
+    if (index >= 0) return reinterpret_cast<const uint16_t*>(shared)[index];
+    return ForwardHalfOp<Format, Form>::Apply(in);
+  }
+};
+
+template <int Form>
+struct BackwardBf16Table {
+  using T = uint16_t;
+  static constexpr int kInputs = 2;
+  static constexpr size_t kSharedBytes = Bf16Range::kEntries * sizeof(double);
+  __device__ __forceinline__ static void Prepare(uint4* shared) {
+    CopyToShared<double, Bf16Range::kEntries>(g_bf16_derivative[Form], shared);
+  }
+  __device__ __forceinline__ static T Apply(const T (&in)[2], const uint4* shared) {
+    const int index = Bf16Range::Index(in[1]);
+    if (index < 0) return BackwardBf16Op<Form>::Apply(in);
+    // The same product BackwardHalfOp forms: grad_out (exact in double) times f'(x) in double, rounded once.
+    const double g = Bf16::ToFloat(in[0]);
+    return Bf16::FromDouble(g * reinterpret_cast<const double*>(shared)[index]);
+  }
+};
+
+template <int Form> using ForwardBf16Table = ForwardHalfTable<Bf16, Bf16Range, Form>;
+template <int Form> using ForwardF16Table = ForwardHalfTable<F16, F16Range, Form>;
 
 // ---------------------------------------------------------------------------------------------------------
 // Host side: errors, argument checks, launch geometry.
@@ -155,14 +262,12 @@ bool ValidArguments(const T* const (&in)[kInputs], const T* out, size_t n) {
   return true;
 }
 
-// Blocks that fit on the device at once for `kernel` (SMs x resident blocks per SM), cached per device.
-template <class Kernel>
-gelu_status ResidentBlocks(Kernel kernel, size_t* blocks) {
+// Blocks of GeluKernel<Op> that fit on the device at once (SMs x resident blocks per SM), cached per device.
+template <class Op>
+gelu_status ResidentBlocks(int device, size_t* blocks) {
   static std::atomic<int> cache[kMaxDevices] = {};
-  int device = 0;
-  cudaError_t err = cudaGetDevice(&device);
-  if (err != cudaSuccess) return CudaFailure("cudaGetDevice", err);
-  if (device >= 0 && device < kMaxDevices) {
+  const bool cacheable = device >= 0 && device < kMaxDevices;
+  if (cacheable) {
     const int cached = cache[device].load(std::memory_order_relaxed);
     if (cached > 0) {
       *blocks = static_cast<size_t>(cached);
@@ -170,18 +275,55 @@ gelu_status ResidentBlocks(Kernel kernel, size_t* blocks) {
     }
   }
   int sms = 0, per_sm = 0;
-  err = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device);
+  cudaError_t err = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device);
   if (err != cudaSuccess) return CudaFailure("cudaDeviceGetAttribute(MultiProcessorCount)", err);
-  err = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, kThreads, 0);
+  err = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, GeluKernel<Op>, kThreads, Op::kSharedBytes);
   if (err != cudaSuccess) return CudaFailure("cudaOccupancyMaxActiveBlocksPerMultiprocessor", err);
   const int total = (sms > 0 ? sms : 1) * (per_sm > 0 ? per_sm : 1);
-  if (device >= 0 && device < kMaxDevices) cache[device].store(total, std::memory_order_relaxed);
+  if (cacheable) cache[device].store(total, std::memory_order_relaxed);
   *blocks = static_cast<size_t>(total);
   return GELU_OK;
 }
 
+// The 16-bit tables of the current device, computed on first use: one small kernel on a private stream, waited
+// for, so that every later launch on any stream sees them. (This first call therefore blocks the host briefly
+// and must not happen during stream capture; any earlier 16-bit call of n >= kTableMinElements warms it up.)
+std::mutex g_tables_mutex;
+bool g_tables_ready[kMaxDevices] = {};
+
+gelu_status EnsureTables(int device) {
+  if (device < 0 || device >= kMaxDevices) return GELU_OK;  // the callers use Direct on such devices
+  std::lock_guard<std::mutex> lock(g_tables_mutex);
+  if (g_tables_ready[device]) return GELU_OK;
+  cudaStream_t s = nullptr;
+  cudaError_t err = cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking);
+  if (err != cudaSuccess) return CudaFailure("cudaStreamCreateWithFlags", err);
+  constexpr int kEntries = Bf16Range::kEntries > F16Range::kEntries ? Bf16Range::kEntries : F16Range::kEntries;
+  InitTables<<<(kEntries + kThreads - 1) / kThreads, kThreads, 0, s>>>();
+  err = cudaGetLastError();
+  if (err == cudaSuccess) err = cudaStreamSynchronize(s);
+  const cudaError_t destroy = cudaStreamDestroy(s);
+  if (err != cudaSuccess) return CudaFailure("16-bit table initialisation", err);
+  if (destroy != cudaSuccess) return CudaFailure("cudaStreamDestroy", destroy);
+  g_tables_ready[device] = true;
+  return GELU_OK;
+}
+
+// Tables pay off once the arrays are large enough for the per-block copy (10-48 KiB) to be noise.
+constexpr size_t kTableMinElements = size_t{1} << 16;
+
+// GELU_CUDA_HALF_TABLES=0 turns the tables off (every element computed), for benchmarking the two paths; the
+// results are the same bits either way. Read once.
+bool TablesEnabled() {
+  static const bool enabled = [] {
+    const char* v = std::getenv("GELU_CUDA_HALF_TABLES");
+    return v == nullptr || std::strcmp(v, "0") != 0;
+  }();
+  return enabled;
+}
+
 template <class Op>
-gelu_status Launch(const typename Op::T* const (&in)[Op::kInputs], typename Op::T* out, size_t n,
+gelu_status Launch(int device, const typename Op::T* const (&in)[Op::kInputs], typename Op::T* out, size_t n,
                    void* stream) {
   using T = typename Op::T;
   constexpr size_t kLanes = kVectorBytes / sizeof(T);
@@ -207,17 +349,21 @@ gelu_status Launch(const typename Op::T* const (&in)[Op::kInputs], typename Op::
   const size_t threads = per_thread_items > scalars ? per_thread_items : scalars;
   size_t blocks = (threads + kThreads - 1) / kThreads;
   size_t resident = 0;
-  if (const gelu_status s = ResidentBlocks(GeluKernel<Op>, &resident); s != GELU_OK) return s;
+  if (const gelu_status s = ResidentBlocks<Op>(device, &resident); s != GELU_OK) return s;
   if (blocks > resident) blocks = resident;
   if (blocks == 0) blocks = 1;
-  GeluKernel<Op><<<static_cast<unsigned>(blocks), kThreads, 0, static_cast<cudaStream_t>(stream)>>>(p);
+  GeluKernel<Op><<<static_cast<unsigned>(blocks), kThreads, Op::kSharedBytes, static_cast<cudaStream_t>(stream)>>>(p);
   const cudaError_t err = cudaGetLastError();
   if (err != cudaSuccess) return CudaFailure("kernel launch", err);
   return GELU_OK;
 }
 
-// Validates, then picks the instantiation for `approximate`.
-template <template <int> class Op, class T, int kInputs>
+// A placeholder for "no table variant".
+template <int Form>
+struct NoTable {};
+
+// Validates, then picks the instantiation for `approximate` (and the table variant where one exists).
+template <template <int> class Op, template <int> class TableOp = NoTable, class T, int kInputs>
 gelu_status Run(const T* const (&in)[kInputs], T* out, size_t n, gelu_approximate approximate, void* stream) {
   if (approximate != GELU_APPROXIMATE_NONE && approximate != GELU_APPROXIMATE_TANH &&
       approximate != GELU_APPROXIMATE_SIGMOID) {
@@ -225,10 +371,23 @@ gelu_status Run(const T* const (&in)[kInputs], T* out, size_t n, gelu_approximat
   }
   if (n == 0) return GELU_OK;
   if (!ValidArguments<T, kInputs>(in, out, n)) return GELU_INVALID_ARGUMENT;
+  int device = 0;
+  if (const cudaError_t err = cudaGetDevice(&device); err != cudaSuccess) return CudaFailure("cudaGetDevice", err);
+  constexpr bool kHasTable = !std::is_same_v<TableOp<0>, NoTable<0>>;
+  if constexpr (kHasTable) {
+    if (n >= kTableMinElements && TablesEnabled() && device >= 0 && device < kMaxDevices) {
+      if (const gelu_status s = EnsureTables(device); s != GELU_OK) return s;
+      switch (approximate) {
+        case GELU_APPROXIMATE_NONE: return Launch<TableOp<0>>(device, in, out, n, stream);
+        case GELU_APPROXIMATE_TANH: return Launch<TableOp<1>>(device, in, out, n, stream);
+        default: return Launch<TableOp<2>>(device, in, out, n, stream);
+      }
+    }
+  }
   switch (approximate) {
-    case GELU_APPROXIMATE_NONE: return Launch<Op<0>>(in, out, n, stream);
-    case GELU_APPROXIMATE_TANH: return Launch<Op<1>>(in, out, n, stream);
-    default: return Launch<Op<2>>(in, out, n, stream);
+    case GELU_APPROXIMATE_NONE: return Launch<Direct<Op<0>>>(device, in, out, n, stream);
+    case GELU_APPROXIMATE_TANH: return Launch<Direct<Op<1>>>(device, in, out, n, stream);
+    default: return Launch<Direct<Op<2>>>(device, in, out, n, stream);
   }
 }
 
@@ -252,19 +411,19 @@ gelu_status gelu_cuda_backward_f32(const float* grad_out, const float* x, float*
 gelu_status gelu_cuda_forward_bf16(const uint16_t* x, uint16_t* y, size_t n, gelu_approximate approximate,
                                    void* stream) {
   const uint16_t* const in[1] = {x};
-  return gelu::cuda::Run<gelu::cuda::ForwardBf16Op>(in, y, n, approximate, stream);
+  return gelu::cuda::Run<gelu::cuda::ForwardBf16Op, gelu::cuda::ForwardBf16Table>(in, y, n, approximate, stream);
 }
 
 gelu_status gelu_cuda_backward_bf16(const uint16_t* grad_out, const uint16_t* x, uint16_t* grad_in, size_t n,
                                     gelu_approximate approximate, void* stream) {
   const uint16_t* const in[2] = {grad_out, x};
-  return gelu::cuda::Run<gelu::cuda::BackwardBf16Op>(in, grad_in, n, approximate, stream);
+  return gelu::cuda::Run<gelu::cuda::BackwardBf16Op, gelu::cuda::BackwardBf16Table>(in, grad_in, n, approximate, stream);
 }
 
 gelu_status gelu_cuda_forward_f16(const uint16_t* x, uint16_t* y, size_t n, gelu_approximate approximate,
                                   void* stream) {
   const uint16_t* const in[1] = {x};
-  return gelu::cuda::Run<gelu::cuda::ForwardF16Op>(in, y, n, approximate, stream);
+  return gelu::cuda::Run<gelu::cuda::ForwardF16Op, gelu::cuda::ForwardF16Table>(in, y, n, approximate, stream);
 }
 
 gelu_status gelu_cuda_backward_f16(const uint16_t* grad_out, const uint16_t* x, uint16_t* grad_in, size_t n,

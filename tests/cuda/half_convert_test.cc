@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-// The 16-bit conversions of the CUDA kernels (src/cuda/half_convert.h), on the host (no GPU needed): exact
+// The 16-bit conversions and table indexing of the CUDA kernels (src/cuda/half_convert.h, table_range.h), on
+// the host (no GPU needed). Conversions: exact
 // widening, and rounding from double once, to nearest even, checked against GCC's _Float16 conversion (binary16)
 // and against a nearest-neighbour search in long double (bfloat16), at every midpoint of adjacent values, one
 // double ulp either side, and on random doubles across the whole exponent range.
@@ -12,6 +13,7 @@
 #include <random>
 
 #include "src/cuda/half_convert.h"
+#include "src/cuda/table_range.h"
 
 namespace gelu::cuda {
 namespace {
@@ -109,6 +111,28 @@ TEST(HalfConvert, RoundsRandomDoublesAndSpecials) {
   EXPECT_EQ(Bf16::FromDouble(-NAN), 0x7FC0);
   EXPECT_EQ(F16::FromDouble(-0.0), 0x8000);
 }
+
+// Index and Value are inverse over the table, and Index is -1 exactly outside the covered binades.
+template <class Range, class Format>
+void CheckTableRange(double lo, double hi) {
+  for (int i = 0; i < Range::kEntries; ++i) ASSERT_EQ(Range::Index(Range::Value(i)), i) << i;
+  int covered = 0;
+  for (uint32_t u = 0; u < 65536; ++u) {
+    const uint16_t h = static_cast<uint16_t>(u);
+    const double a = std::fabs(static_cast<double>(Format::ToFloat(h)));
+    const bool inside = a >= lo && a < hi;  // NaN: false
+    const int index = Range::Index(h);
+    ASSERT_EQ(index >= 0, inside) << std::hex << u;
+    if (inside) {
+      ++covered;
+      ASSERT_EQ(Range::Value(index), h) << std::hex << u;
+    }
+  }
+  EXPECT_EQ(covered, Range::kEntries);
+}
+
+TEST(TableRange, Bf16CoversTwoToMinus16UpTo16) { CheckTableRange<Bf16Range, Bf16>(0x1p-16, 16.0); }
+TEST(TableRange, F16CoversTwoToMinus8UpTo16) { CheckTableRange<F16Range, F16>(0x1p-8, 16.0); }
 
 }  // namespace
 }  // namespace gelu::cuda
