@@ -20,25 +20,28 @@ namespace gelu::cli {
 namespace {
 
 // Parses one token as a T: decimal or scientific ("1.5", "-2e-3", "+4"), hexadecimal float ("0x1.8p+1"),
-// "inf", "-infinity", "nan" (any case). The whole token must be consumed.
+// "inf", "-infinity", "nan" (any case). The whole token must be consumed. A number whose magnitude T cannot
+// hold (1e39 in float32, or 1e-50, which would round to 0) is out of range rather than silently changed.
+enum class Parsed { ok, not_number, out_of_range };
 template <class T>
-bool ParseNumber(std::string_view s, T& out) {
+Parsed ParseNumber(std::string_view s, T& out) {
   bool negative = false;
   if (!s.empty() && (s[0] == '+' || s[0] == '-')) {
     negative = s[0] == '-';
     s.remove_prefix(1);
   }
-  if (s.empty() || s[0] == '+' || s[0] == '-') return false;
+  if (s.empty() || s[0] == '+' || s[0] == '-') return Parsed::not_number;
   auto format = std::chars_format::general;
   if (s.size() > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
     s.remove_prefix(2);
     format = std::chars_format::hex;
   }
   const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), out, format);
-  // Out of range (1e999 in float32) is reported as not representable rather than silently clamped.
-  if (ec != std::errc() || end != s.data() + s.size()) return false;
+  if (end != s.data() + s.size()) return Parsed::not_number;
+  if (ec == std::errc::result_out_of_range) return Parsed::out_of_range;
+  if (ec != std::errc()) return Parsed::not_number;
   if (negative) out = -out;
-  return true;
+  return Parsed::ok;
 }
 
 struct Token {
@@ -72,11 +75,14 @@ int Eval(const EvalOptions& o) {
   const std::vector<Token> tokens = Tokens(o);
   std::vector<T> x(tokens.size());
   for (size_t i = 0; i < tokens.size(); ++i) {
-    if (!ParseNumber(tokens[i].text, x[i])) {
+    const Parsed p = ParseNumber(tokens[i].text, x[i]);
+    if (p != Parsed::ok) {
       std::string shown = tokens[i].text.substr(0, 60);
       if (tokens[i].text.size() > 60) shown += "...";
-      throw Failure(fmt::format("{}: '{}' is not a {} number", tokens[i].where, shown,
-                                sizeof(T) == 4 ? "float32" : "float64"));
+      const char* type = sizeof(T) == 4 ? "float32" : "float64";
+      throw Failure(p == Parsed::out_of_range
+                        ? fmt::format("{}: '{}' is out of range for {}", tokens[i].where, shown, type)
+                        : fmt::format("{}: '{}' is not a {} number", tokens[i].where, shown, type));
     }
   }
   const std::vector<Approximation> forms = ParseForms(o.approximate);

@@ -404,7 +404,10 @@ Array Parse(std::span<const std::byte> file) {
   return a;
 }
 
-std::vector<std::byte> Serialize(const Array& a) {
+namespace {
+
+// Magic, version, header length and the padded header: everything before the data.
+std::string Prefix(const Array& a) {
   const char order = std::endian::native == std::endian::little ? '<' : '>';
   std::string header = std::string("{'descr': '") + order + (a.dtype == DType::f32 ? "f4" : "f8") +
                        "', 'fortran_order': " + (a.fortran_order ? "True" : "False") +
@@ -418,18 +421,26 @@ std::vector<std::byte> Serialize(const Array& a) {
   }
   header.append(total - prefix - header.size() - 1, ' ');
   header += '\n';
-  const size_t data_bytes = a.dtype == DType::f32 ? a.f32.size() * 4 : a.f64.size() * 8;
-  std::vector<std::byte> out(total + data_bytes);
-  std::memcpy(out.data(), kMagic.data(), kMagic.size());
-  out[6] = std::byte{static_cast<unsigned char>(prefix == 10 ? 1 : 2)};
-  out[7] = std::byte{0};
+  std::string out(kMagic);
+  out += static_cast<char>(prefix == 10 ? 1 : 2);
+  out += '\0';
   const uint64_t len = header.size();
-  for (size_t i = 0; i < prefix - 8; ++i) out[8 + i] = std::byte{static_cast<unsigned char>(len >> (8 * i))};
-  std::memcpy(out.data() + prefix, header.data(), header.size());
-  if (data_bytes > 0) {
-    std::memcpy(out.data() + total,
-                a.dtype == DType::f32 ? static_cast<const void*>(a.f32.data()) : a.f64.data(), data_bytes);
-  }
+  for (size_t i = 0; i < prefix - 8; ++i) out += static_cast<char>((len >> (8 * i)) & 0xff);
+  return out + header;
+}
+
+std::span<const std::byte> DataBytes(const Array& a) {
+  return a.dtype == DType::f32 ? std::as_bytes(std::span<const float>(a.f32)) : std::as_bytes(std::span<const double>(a.f64));
+}
+
+}  // namespace
+
+std::vector<std::byte> Serialize(const Array& a) {
+  const std::string prefix = Prefix(a);
+  const std::span<const std::byte> data = DataBytes(a);
+  std::vector<std::byte> out(prefix.size() + data.size());
+  std::memcpy(out.data(), prefix.data(), prefix.size());
+  if (!data.empty()) std::memcpy(out.data() + prefix.size(), data.data(), data.size());
   return out;
 }
 
@@ -444,12 +455,12 @@ Array Read(const std::filesystem::path& path) {
   struct stat st {};
   if (::fstat(fd, &st) != 0) throw Error("cannot read " + name + ": " + Errno(errno));
   if (S_ISDIR(st.st_mode)) throw Error("cannot read " + name + ": it is a directory");
-  std::vector<std::byte> bytes;
-  if (S_ISREG(st.st_mode)) bytes.reserve(static_cast<size_t>(st.st_size));
-  // Read until EOF rather than trusting st_size, so pipes and files that change size are handled too.
+  // Read until EOF rather than trusting st_size, so pipes and files that change size are handled too. A regular
+  // file gets one spare byte, so the read that sees EOF does not make the buffer grow.
+  std::vector<std::byte> bytes(S_ISREG(st.st_mode) ? static_cast<size_t>(st.st_size) + 1 : 65536);
   size_t used = 0;
   while (true) {
-    if (bytes.size() - used < 65536) bytes.resize(std::max<size_t>(used + 65536, bytes.capacity()));
+    if (used == bytes.size()) bytes.resize(2 * bytes.size());
     const ssize_t r = ::read(fd, bytes.data() + used, bytes.size() - used);
     if (r < 0) {
       if (errno == EINTR) continue;
@@ -487,7 +498,7 @@ void Write(const std::filesystem::path& path, const Array& a) {
     ::umask(mask);
     mode = 0666 & ~mask;
   }
-  const std::vector<std::byte> bytes = Serialize(a);
+  const std::string prefix = Prefix(a);
   std::string tmp = (dir / ("." + path.filename().string() + ".tmp-XXXXXX")).string();
   const int fd = ::mkstemp(tmp.data());
   if (fd < 0) {
@@ -498,14 +509,18 @@ void Write(const std::filesystem::path& path, const Array& a) {
     ::unlink(tmp.c_str());
     throw Error("cannot write " + name + ": " + what + ": " + Errno(e));
   };
-  size_t done = 0;
-  while (done < bytes.size()) {
-    const ssize_t w = ::write(fd, bytes.data() + done, bytes.size() - done);
-    if (w < 0) {
-      if (errno == EINTR) continue;
-      fail("write failed", errno);
+  // Header, then the data straight from the array: no second copy of a large array in memory.
+  for (const std::span<const std::byte> part :
+       {std::as_bytes(std::span<const char>(prefix.data(), prefix.size())), DataBytes(a)}) {
+    size_t done = 0;
+    while (done < part.size()) {
+      const ssize_t w = ::write(fd, part.data() + done, part.size() - done);
+      if (w < 0) {
+        if (errno == EINTR) continue;
+        fail("write failed", errno);
+      }
+      done += static_cast<size_t>(w);
     }
-    done += static_cast<size_t>(w);
   }
   // fsync before rename: otherwise a crash could leave OUT renamed but empty (the rename can reach the disk
   // before the data does).

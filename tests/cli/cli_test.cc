@@ -191,7 +191,8 @@ TEST_F(Cli, EvalJson) {
 
 TEST_F(Cli, EvalNonNumericStdinTokenNamesLineAndToken) {
   ExpectFailure(Run({"eval"}, "1 2\n3 abc 4\n"), "gelu eval: stdin line 2, token 2: 'abc' is not a float64 number");
-  ExpectFailure(Run({"eval", "--dtype", "float32"}, "1e39\n"), "stdin line 1, token 1: '1e39' is not a float32 number");
+  ExpectFailure(Run({"eval", "--dtype", "float32"}, "1e39\n"), "stdin line 1, token 1: '1e39' is out of range for float32");
+  ExpectFailure(Run({"eval"}, "1 1e-400"), "stdin line 1, token 2: '1e-400' is out of range for float64");
   ExpectFailure(Run({"eval"}, "\n\n 1,5\n"), "stdin line 3, token 1: '1,5'");
 }
 
