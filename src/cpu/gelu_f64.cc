@@ -1,49 +1,77 @@
 // SPDX-License-Identifier: Apache-2.0
-// fp64 GELU kernels (forward and backward, three forms), compiled per Highway target and dispatched at run time.
-// Provisional: scalar libm per lane while the vector kernels in gelu_f64-inl.h are written.
-#include <cmath>
+// float64 GELU kernels: forward and backward of the three forms over arrays, compiled once per Highway target
+// (foreach_target.h) and dispatched at run time. The vector math is in src/cpu/gelu_f64-inl.h.
 #include <cstddef>
 
 #include "src/cpu/kernels.h"
 
 #undef HWY_TARGET_INCLUDE
-#define HWY_TARGET_INCLUDE "src/cpu/gelu_f64.cc"
-#include "hwy/foreach_target.h"  // IWYU pragma: keep
+#define HWY_TARGET_INCLUDE "src/cpu/gelu_f64.cc"  // this file, relative to the repository root
+#include "hwy/foreach_target.h"  // IWYU pragma: keep  (re-includes this file per target)
 #include "hwy/highway.h"
+#include "src/cpu/gelu_f64-inl.h"
 
 HWY_BEFORE_NAMESPACE();
 namespace gelu {
 namespace HWY_NAMESPACE {
+namespace {
+namespace hn = hwy::HWY_NAMESPACE;
 
-static inline double ScalarF(double x, int form) {
-  if (form == 0) return 0.5 * x * std::erfc(-x * 0.70710678118654752440);
-  double z;
-  if (form == 1) z = 2.0 * 0.79788456080286535588 * (x + 0.044715 * x * x * x);
-  else z = 1.702 * x;
-  return x / (1.0 + std::exp(-z));
+// y[i] = f(x[i]). No HWY_RESTRICT: x == y is allowed (each vector is loaded before it is stored).
+// The tail goes through a stack buffer of one vector (Highway 1.0.3 has no LoadN/StoreN); every lane's
+// result depends on its own input only, so padding lanes (zeros) change nothing.
+template <int kForm>
+void ForwardF64Loop(const double* x, double* y, size_t n) {
+  const hn::ScalableTag<double> d;
+  const size_t N = hn::Lanes(d);
+  size_t i = 0;
+  for (; i + N <= n; i += N) hn::StoreU(f64::GeluF64<kForm, false>(d, hn::LoadU(d, x + i)), d, y + i);
+  if (i < n) {
+    HWY_ALIGN double buf[hn::MaxLanes(d)] = {};
+    for (size_t j = 0; i + j < n; ++j) buf[j] = x[i + j];
+    hn::Store(f64::GeluF64<kForm, false>(d, hn::Load(d, buf)), d, buf);
+    for (size_t j = 0; i + j < n; ++j) y[i + j] = buf[j];
+  }
 }
 
-static inline double ScalarD(double x, int form) {
-  if (form == 0) {
-    return 0.5 * std::erfc(-x * 0.70710678118654752440) + x * 0.39894228040143267794 * std::exp(-0.5 * x * x);
+// grad_in[i] = grad_out[i] * f'(x[i]); grad_in may equal grad_out or x.
+template <int kForm>
+void BackwardF64Loop(const double* g, const double* x, double* gi, size_t n) {
+  const hn::ScalableTag<double> d;
+  const size_t N = hn::Lanes(d);
+  size_t i = 0;
+  for (; i + N <= n; i += N) {
+    const auto dv = f64::GeluF64<kForm, true>(d, hn::LoadU(d, x + i));
+    hn::StoreU(hn::Mul(hn::LoadU(d, g + i), dv), d, gi + i);
   }
-  double z, dz;
-  if (form == 1) {
-    z = 2.0 * 0.79788456080286535588 * (x + 0.044715 * x * x * x);
-    dz = 2.0 * 0.79788456080286535588 * (1.0 + 3.0 * 0.044715 * x * x);
-  } else {
-    z = 1.702 * x;
-    dz = 1.702;
+  if (i < n) {
+    HWY_ALIGN double bx[hn::MaxLanes(d)] = {};
+    HWY_ALIGN double bg[hn::MaxLanes(d)] = {};
+    for (size_t j = 0; i + j < n; ++j) {
+      bx[j] = x[i + j];
+      bg[j] = g[i + j];
+    }
+    hn::Store(hn::Mul(hn::Load(d, bg), f64::GeluF64<kForm, true>(d, hn::Load(d, bx))), d, bx);
+    for (size_t j = 0; i + j < n; ++j) gi[i + j] = bx[j];
   }
-  const double s = 1.0 / (1.0 + std::exp(-z));
-  return s + x * dz * s * (1.0 - s);
 }
+
+}  // namespace
 
 void ForwardF64Impl(const double* x, double* y, size_t n, int form) {
-  for (size_t i = 0; i < n; ++i) y[i] = ScalarF(x[i], form);
+  switch (form) {
+    case 0: return ForwardF64Loop<0>(x, y, n);
+    case 1: return ForwardF64Loop<1>(x, y, n);
+    default: return ForwardF64Loop<2>(x, y, n);
+  }
 }
-void BackwardF64Impl(const double* g, const double* x, double* gi, size_t n, int form) {
-  for (size_t i = 0; i < n; ++i) gi[i] = g[i] * ScalarD(x[i], form);
+
+void BackwardF64Impl(const double* grad_out, const double* x, double* grad_in, size_t n, int form) {
+  switch (form) {
+    case 0: return BackwardF64Loop<0>(grad_out, x, grad_in, n);
+    case 1: return BackwardF64Loop<1>(grad_out, x, grad_in, n);
+    default: return BackwardF64Loop<2>(grad_out, x, grad_in, n);
+  }
 }
 
 }  // namespace HWY_NAMESPACE
@@ -54,7 +82,9 @@ HWY_AFTER_NAMESPACE();
 namespace gelu {
 HWY_EXPORT(ForwardF64Impl);
 HWY_EXPORT(BackwardF64Impl);
+
 namespace cpu {
+// The form was validated by the caller (src/cpu/dispatch.cc); kSigmoid is the default branch.
 void ForwardF64(const double* x, double* y, size_t n, Form form) {
   HWY_DYNAMIC_DISPATCH(ForwardF64Impl)(x, y, n, static_cast<int>(form));
 }

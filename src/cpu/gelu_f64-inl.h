@@ -1,0 +1,438 @@
+// SPDX-License-Identifier: Apache-2.0
+// Per-target float64 GELU (Highway): the three forms and their derivatives, <= 2 ULP against MPFR
+// (tests/f64/gelu_f64_test.cc). Included once per target by src/cpu/gelu_f64.cc via foreach_target.h.
+//
+// Why this is more than the float32 kernel in double: in float64 the roundings of the arguments matter.
+// exp(-t^2/2) at t = 38 has a condition number t^2 = 1444, so the rounding of t*t alone (2^-53 relative)
+// would cost ~700 ULP; so does z = c*x of the sigmoid forms near |z| = 700. Every exponent argument is
+// therefore carried as a double-double (hi + lo, error-free products and sums) into a Cody-Waite reduction
+// whose reduced argument r = rhi + rlo is exact to ~2^-76, and exp(r) is kept as m = mhi + mlo in [0.7, 1.42]
+// with the power of two applied last (two exact-or-once-rounded multiplications, so subnormal results are
+// rounded once). Where a result is a difference (the derivatives near their roots, x ~ -0.75), the terms are
+// formed in double-double too, or (exact form) a polynomial expanded around the root is used.
+//
+// Notation: t = |x|; phi0 = 1/sqrt(2 pi); Q(t) = Phi(-t); "dd" = double-double.
+
+// Toggle guard, as Highway's skeleton-inl.h: this header is re-included once per target.
+#if defined(GELU_SRC_CPU_GELU_F64_INL_H_) == defined(HWY_TARGET_TOGGLE)
+#ifdef GELU_SRC_CPU_GELU_F64_INL_H_
+#undef GELU_SRC_CPU_GELU_F64_INL_H_
+#else
+#define GELU_SRC_CPU_GELU_F64_INL_H_
+#endif
+
+#include <cstddef>
+#include <cstdint>
+#include <limits>
+
+#include "hwy/highway.h"
+
+HWY_BEFORE_NAMESPACE();
+namespace gelu {
+namespace HWY_NAMESPACE {
+namespace f64 {
+namespace hn = hwy::HWY_NAMESPACE;
+
+// ------------------------------------------------------------------------------------------------------
+// Constants. Double-doubles (hi, lo) were printed by mpmath at 300 bits: hi = RN(v), lo = RN(v - hi).
+// The forms' constants are the real numbers of their formulas (1.702, 0.044715, sqrt(2/pi)), not their
+// double roundings: the relative difference, ~2^-54, is amplified |z| times in exp(-|z|).
+inline constexpr double kPhi0Hi = 0x1.9884533d43651p-2;   // 1/sqrt(2 pi)
+inline constexpr double kPhi0Lo = -0x1.cbc0d30ebfd15p-56;
+inline constexpr double kTanhKHi = 0x1.9884533d43651p+0;  // K = 2 sqrt(2/pi): z = K (x + 0.044715 x^3)
+inline constexpr double kTanhKLo = -0x1.cbc0d30ebfd15p-54;
+inline constexpr double kTanhKaHi = 0x1.2444f2a4d8b4bp-4;  // K * 0.044715
+inline constexpr double kTanhKaLo = -0x1.6c843a29d1c70p-61;
+inline constexpr double kTanhK3aHi = 0x1.b6676bf7450f0p-3;  // 3 K * 0.044715: x z'(x) = x (K + 3 K a x^2)
+inline constexpr double kTanhK3aLo = 0x1.bba7351828aabp-57;
+inline constexpr double kSigmoidCHi = 0x1.b3b645a1cac08p+0;  // 1.702
+inline constexpr double kSigmoidCLo = 0x1.89374bc6a7efap-55;
+
+// Cody-Waite split of ln 2 (mpmath, 300 bits): kLn2Hi has 42 significant bits, so k * kLn2Hi is exact for
+// |k| < 2^11 (here |k| <= 1155), and a - k kLn2Hi is exact (Sterbenz; k = round(a/ln 2)). kLn2Lo ~ 2^-44
+// keeps the low part of r below 2^-32, so its square (dropped) is below 2^-64.
+inline constexpr double kLn2Hi = 0x1.62e42fefa3800p-1;
+inline constexpr double kLn2Lo = 0x1.ef35793c76730p-45;
+inline constexpr double kLog2e = 0x1.71547652b82fep+0;
+// Adding 0x1.8p52 to v in [-2^50, 2^50] rounds v to an integer k held in the low mantissa bits.
+inline constexpr double kRoundShifter = 0x1.8p52;
+// Largest exponent argument used: exp(-800) = 2^-1154.2, far below half the smallest subnormal times any
+// |x| the forms reach (<= 500), so clamping there changes no result; k >= -1155 keeps k/2 normal.
+inline constexpr double kExpArgMax = 800.0;
+
+// exp(r) = 1 + r + r^2 H(r), |r| <= 0.3467 (> ln(2)/2), H of degree 11, Horner, lowest degree first.
+// Derivation: scripts/fit/gelu_f64_exp.sollya (fpminimax, absolute error of r^2 H, double coefficients):
+// absolute approximation error 2^-67.56 on [-0.3467, 0.3467].
+inline constexpr int kExpDegree = 11;
+inline constexpr double kExpH[kExpDegree + 1] = {
+    0x1p-1,                0x1.5555555555555p-3,  0x1.5555555555558p-5,  0x1.11111111112ccp-7,
+    0x1.6c16c16c15007p-10, 0x1.a01a019f487ecp-13, 0x1.a01a01ad79386p-16, 0x1.71de3d398e7bap-19,
+    0x1.27e4cc20d1e7dp-22, 0x1.ae5a9f8484d26p-26, 0x1.1f8bc091db2a4p-29, 0x1.6de69185b3d5fp-33};
+
+// ------------------------------------------------------------------------------------------------------
+// Error-free transformations. On targets without native FMA (SSE4, EMU128, SCALAR), Highway's MulAdd is a
+// multiply then an add, so the exact product falls back to Dekker's splitting.
+
+// hi + lo = a * b exactly (|a b| well inside the normal range, as everywhere here).
+template <class D, class V = hn::Vec<D>>
+HWY_INLINE V TwoProd(D d, V a, V b, V& lo) {
+  const V hi = hn::Mul(a, b);
+#if HWY_NATIVE_FMA
+  (void)d;
+  lo = hn::MulSub(a, b, hi);
+#else
+  const V split = hn::Set(d, 134217729.0);  // 2^27 + 1
+  const V ca = hn::Mul(a, split), cb = hn::Mul(b, split);
+  const V ah = hn::Sub(ca, hn::Sub(ca, a)), bh = hn::Sub(cb, hn::Sub(cb, b));
+  const V al = hn::Sub(a, ah), bl = hn::Sub(b, bh);
+  lo = hn::Add(hn::Add(hn::Add(hn::Sub(hn::Mul(ah, bh), hi), hn::Mul(ah, bl)), hn::Mul(al, bh)),
+               hn::Mul(al, bl));
+#endif
+  return hi;
+}
+
+// c - a*b, exact whenever that value is representable (division residuals: a ~ c/b within 2 ulp).
+template <class D, class V = hn::Vec<D>>
+HWY_INLINE V ResidualNegMulAdd(D d, V a, V b, V c) {
+#if HWY_NATIVE_FMA
+  (void)d;
+  return hn::NegMulAdd(a, b, c);
+#else
+  V lo;
+  const V hi = TwoProd(d, a, b, lo);
+  return hn::Sub(hn::Sub(c, hi), lo);
+#endif
+}
+
+// hi + lo = a + b exactly, any order of magnitude (Knuth's TwoSum).
+template <class V>
+HWY_INLINE V TwoSum(V a, V b, V& lo) {
+  const V s = hn::Add(a, b);
+  const V bb = hn::Sub(s, a);
+  lo = hn::Add(hn::Sub(a, hn::Sub(s, bb)), hn::Sub(b, bb));
+  return s;
+}
+
+// hi + lo = a + b exactly, requires |a| >= |b| (or a = 0) (Dekker's Fast2Sum).
+template <class V>
+HWY_INLINE V FastTwoSum(V a, V b, V& lo) {
+  const V s = hn::Add(a, b);
+  lo = hn::Sub(b, hn::Sub(s, a));
+  return s;
+}
+
+// Horner over c[kFirst..kLast] (lowest degree first) at x.
+template <size_t kFirst, size_t kLast, size_t kN, class D, class V = hn::Vec<D>>
+HWY_INLINE V Horner(D d, V x, const double (&c)[kN]) {
+  static_assert(kFirst <= kLast && kLast < kN, "coefficient range");
+  V p = hn::Set(d, c[kLast]);
+  for (size_t i = kLast; i-- > kFirst;) p = hn::MulAdd(p, x, hn::Set(d, c[i]));
+  return p;
+}
+
+// ------------------------------------------------------------------------------------------------------
+// exp(-(ahi + alo)) for 0 <= ahi <= kExpArgMax, |alo| <= 2^-40 ahi: returns m = mhi + mlo, a normalized
+// double-double in [0.7, 1.42] (relative error ~2^-56 at |r| = ln(2)/2, ~2^-60 for |r| <= 0.1) and the scale 2^k as two factors s1 * s2 (k1 = floor(k/2),
+// k2 = k - k1, both >= -578, so each factor is a normal double and y * s1 is exact for y ~ 1):
+// exp(-a) = m * s1 * s2.
+template <class D, class V = hn::Vec<D>>
+HWY_INLINE void ExpNeg(D d, V ahi, V alo, V& mhi, V& mlo, V& s1, V& s2) {
+  const hn::RebindToSigned<D> di;
+  using VI = hn::Vec<decltype(di)>;
+  const V shifter = hn::Set(d, kRoundShifter);
+  const V kd = hn::MulAdd(ahi, hn::Set(d, -kLog2e), shifter);
+  const V k = hn::Sub(kd, shifter);  // k = round(-a / ln 2) <= 0, an exact integer
+  // r = -a - k ln 2 = rhi + rlo; rhi exact (see kLn2Hi), |rlo| <= 2^-32, rounded to ~2^-85.
+  const V rhi = hn::MulAdd(k, hn::Set(d, -kLn2Hi), hn::Neg(ahi));
+  const V rlo = hn::MulAdd(k, hn::Set(d, -kLn2Lo), hn::Neg(alo));
+  const V h = Horner<0, kExpDegree>(d, rhi, kExpH);
+  const V w = hn::Mul(hn::Mul(rhi, rhi), h);  // r^2 H(r) <= 0.066: its rounding is <= 2^-56.3 absolute
+  // exp(rhi + rlo) = (1 + rhi + w)(1 + rlo) to rlo^2/2 < 2^-65; 1 + rhi split exactly (|rhi| < 1).
+  V e1;
+  const V m1 = FastTwoSum(hn::Set(d, 1.0), rhi, e1);
+  // Normalize: mhi = RN(m), |mlo| <= ulp(m)/2 (m1 >= 0.7 > |w + ...| <= 0.07, so Fast2Sum applies).
+  mhi = FastTwoSum(m1, hn::Add(e1, hn::MulAdd(rlo, hn::Add(m1, w), w)), mlo);
+  const VI ki = hn::Sub(hn::BitCast(di, kd), hn::BitCast(di, shifter));  // k as int64
+  const VI k1 = hn::ShiftRight<1>(ki);
+  const VI k2 = hn::Sub(ki, k1);
+  const VI bias = hn::Set(di, 1023);
+  s1 = hn::BitCast(d, hn::ShiftLeft<52>(hn::Add(k1, bias)));
+  s2 = hn::BitCast(d, hn::ShiftLeft<52>(hn::Add(k2, bias)));
+}
+
+template <class V>
+HWY_INLINE V Scale(V y, V s1, V s2) {
+  return hn::Mul(hn::Mul(y, s1), s2);  // first product exact, second rounds once (also when subnormal)
+}
+
+// ------------------------------------------------------------------------------------------------------
+// Exact form, f(x) = x Phi(x), f'(x) = Phi(x) + x phi(x) (= 1 - f'(-x)).
+//
+// |x| < 1/2:   Phi(x) = 1/2 + x P(x^2), f'(x) = 1/2 + x R(x^2); P, R with the last Horner step and the
+//              products in dd, so their rounding (<= 2^-55 relative) reaches f at most scaled by 2/3.
+// |x| >= 1/2:  Q(t) = exp(-t^2/2) S(tau), tau = 6/(6+t) (Mills-ratio fit, kMillsF64). The division's rounding
+//              moves tau, i.e. t, by up to ~(6+t) 2^-53, which S would turn into ~4 ULP near t = 1/2; the exact
+//              residual of the division gives that shift dt, and S(t) = S(tau) + S'(t) dt with S' = t S - phi0.
+//              f(-t) = -t Q(t), f(t) = t - t Q(t); f'(-t) = D(t) = exp(-t^2/2)(S - phi0 t), f'(t) = 1 - D(t).
+// -5/4 < x <= -1/2 (derivative only): D(t) cancels to 0 at t0 = 0.7518; there D(t0 + d) = d W(d), d in dd.
+
+// x^3 P1(x^2) = Phi(x) - 1/2 - phi0 x and x^3 R1(x^2) = f'(x) - 1/2 - 2 phi0 x for |x| <= 1/2; degree 8 in
+// x^2, Horner, lowest degree first. Derivation: scripts/fit/gelu_f64_small.sollya (fpminimax, relative,
+// double coefficients): relative error 2^-53.5 for both (the rounding of the leading coefficient), which
+// reaches Phi scaled by x^2 P1/phi0 <= 1/25.
+inline constexpr int kSmallDegree = 8;
+inline constexpr double kSmallPhi[kSmallDegree + 1] = {
+    -0x1.1058377e2ceep-4,  0x1.46d0429768fa8p-7,  -0x1.37403f6b63c67p-10, 0x1.e42b0cf203349p-14,
+    -0x1.3ce8d2cce2d63p-17, 0x1.65774588abb49p-21, -0x1.5d1004907e1f2p-25, 0x1.fc4e16cc0d753p-31,
+    0x1.3e622dc29edb2p-30};
+inline constexpr double kSmallDeriv[kSmallDegree + 1] = {
+    -0x1.1058377e2ceep-2,  0x1.ea3863e31d896p-5,  -0x1.37403f6b82825p-7, 0x1.2e9ae83b60338p-10,
+    -0x1.db5d643c73cb5p-14, 0x1.38d42aed3ccbbp-17, -0x1.60deb662e8187p-21, 0x1.312b6108dc46ep-25,
+    0x1.8bd1e39237e71p-29};
+
+// S(tau) for t in [1/2, 40], tau = 6/(6+t) in [6/46, 12/13]; degree 22, Horner, lowest degree first.
+// Derivation: scripts/fit/gelu_f64_mills.sollya (fpminimax, relative, double coefficients): relative
+// approximation error 2^-60.64; sum |c_i tau^i| / S <= 3.8, so Horner's rounding stays near 1 ulp.
+inline constexpr int kMillsDegree = 22;
+inline constexpr double kMillsP = 6.0;
+inline constexpr double kMillsInvP = 1.0 / 6.0;  // only scales a correction term: its rounding is harmless
+inline constexpr double kMillsF64[kMillsDegree + 1] = {
+    -0x1.87cb2803f3fd5p-43, 0x1.1058377f2a339p-4,  0x1.10583758a84e1p-4,  0x1.08c78eb07849ap-4,
+    0x1.f34bf89fc538fp-5,   0x1.c7302a197a6dp-5,   0x1.8f83883caa8a7p-5,  0x1.51babf8a0a92ep-5,
+    0x1.06b8faf87ecabp-5,   0x1.da9366d957477p-6,  0x1.4bef5341e2c4ep-9,  0x1.dc5708eab6508p-5,
+    -0x1.cdd666e0a649bp-4,  0x1.039a9193fc1e5p-2,  -0x1.b94745b1378ddp-2, 0x1.3645c127b50b1p-1,
+    -0x1.5f056cbb8ca54p-1,  0x1.38c51aba25f5bp-1,  -0x1.ace4306968c3dp-2, 0x1.ae48c6dfefcaap-3,
+    -0x1.24f75e7a273edp-4,  0x1.e0357b1a427ffp-7,  -0x1.64f9fa9fe4a9ep-10};
+inline constexpr int kRootDegree = 17;
+inline constexpr double kRootT0Hi = 0x1.80ead197f00b4p-1;
+inline constexpr double kRootT0Lo = -0x1.13e74c58cada8p-56;
+inline constexpr double kRootF64[kRootDegree] = {  // d^1 .. d^17
+    -0x1.b9d98fa5a3215p-2, 0x1.8d9a941de3ac4p-2,  0x1.2a2ef9bb85a62p-6,  -0x1.d2fa4c17c74eap-4,
+    0x1.e40882458a634p-7,  0x1.3e346dee0edap-6,   -0x1.297b9d9efe1f6p-8, -0x1.258a6b81dace3p-9,
+    0x1.86810ecb452dp-11,  0x1.86c53aff5740ep-13, -0x1.69602ee0d0052p-14, -0x1.761d4497876b9p-17,
+    0x1.ff66028b07b86p-18, 0x1.1bfe189cc47f6p-22, 0x1.5a0dc74abe4c6p-22, -0x1.378d7b7d910e5p-20,
+    0x1.2a9a505aeae58p-21};
+
+inline constexpr double kSmallMax = 0.5;    // |x| < kSmallMax: small path
+inline constexpr double kRootMax = 1.25;    // -kRootMax < x <= -kSmallMax: root path (derivative)
+inline constexpr double kExactTMax = 40.0;  // t > 40: Q(t) = 0 in double (t Q(t) < 2^-1150)
+
+// x Phi(x) or f'(x) for |x| < 1/2.
+template <bool kDerivative, class D, class V = hn::Vec<D>>
+HWY_INLINE V ExactSmall(D d, V x) {
+  const double (&c)[kSmallDegree + 1] = kDerivative ? kSmallDeriv : kSmallPhi;
+  // Leading coefficient phi0 (Phi) or 2 phi0 (f') as a double-double.
+  const double c0h = kDerivative ? 2.0 * kPhi0Hi : kPhi0Hi;
+  const double c0l = kDerivative ? 2.0 * kPhi0Lo : kPhi0Lo;
+  const V s = hn::Mul(x, x);  // its rounding moves the result by < 2^-57 relative
+  const V ps = hn::MulAdd(s, Horner<0, kSmallDegree>(d, s, c), hn::Set(d, c0l));
+  V pl;
+  const V ph = FastTwoSum(hn::Set(d, c0h), ps, pl);  // |s P1| < c0 / 20
+  V ml;
+  const V mh = TwoProd(d, x, ph, ml);
+  ml = hn::MulAdd(x, pl, ml);
+  const V half = hn::Set(d, 0.5);
+  V bl;
+  const V bh = FastTwoSum(half, mh, bl);  // |x P| <= 0.4 < 1/2
+  bl = hn::Add(bl, ml);
+  if constexpr (kDerivative) return hn::Add(bh, bl);
+  return hn::MulAdd(x, bh, hn::Mul(x, bl));
+}
+
+// f'(-t) for t in [1/2, 5/4]: d W(d), d = t - t0 (t - t0hi exact by Sterbenz, t0lo carried separately).
+template <class D, class V = hn::Vec<D>>
+HWY_INLINE V ExactRoot(D d, V t) {
+  const V dh = hn::Sub(t, hn::Set(d, kRootT0Hi));
+  const V dl = hn::Set(d, -kRootT0Lo);
+  const V wd = hn::Mul(dh, Horner<1, kRootDegree - 1>(d, dh, kRootF64));
+  V wl;
+  const V wh = TwoSum(hn::Set(d, kRootF64[0]), wd, wl);
+  return hn::MulAdd(dh, wh, hn::MulAdd(dh, wl, hn::Mul(dl, wh)));
+}
+
+// Exact form. kDerivative: f'(x), else f(x).
+template <bool kDerivative, class D, class V = hn::Vec<D>>
+HWY_INLINE V ExactF64(D d, V x) {
+  const V t = hn::Abs(x);
+  const auto small = hn::Lt(t, hn::Set(d, kSmallMax));
+  const auto negative = hn::Lt(x, hn::Zero(d));
+  V result = hn::Zero(d);
+  if (!hn::AllFalse(d, small)) result = ExactSmall<kDerivative>(d, x);
+  if (!hn::AllTrue(d, small)) {
+    const V tc = hn::Min(t, hn::Set(d, kExactTMax));
+    // tau = p / (p + t) with p + t = den_h + den_l exactly.
+    const V p = hn::Set(d, kMillsP);
+    const V den_h = hn::Add(p, tc);
+    const V den_l = hn::Add(hn::Sub(hn::Max(p, tc), den_h), hn::Min(p, tc));
+    const V tau = hn::Div(p, den_h);
+    // tau = p/(p+t') exactly for t' = t - dt, dt = (tau den_l - (p - tau den_h)) / tau (exact residual;
+    // 1/tau ~ den_h/p suffices for this tiny correction), so S(t) = S(t') + S'(t) dt to first order.
+    const V rr = ResidualNegMulAdd(d, tau, den_h, p);
+    const V dt = hn::Mul(hn::MulSub(tau, den_l, rr), hn::Mul(den_h, hn::Set(d, kMillsInvP)));
+    const V sh = Horner<0, kMillsDegree>(d, tau, kMillsF64);
+    const V phi0 = hn::Set(d, kPhi0Hi);
+    const V sc = hn::Mul(hn::MulSub(tc, sh, phi0), dt);  // S(t) = sh + sc (S' = t S - phi0)
+    // exp(-t^2/2) with t^2 = t2h + t2l exactly.
+    V t2l;
+    const V t2h = TwoProd(d, tc, tc, t2l);
+    const V halfv = hn::Set(d, 0.5);
+    V mh, ml, s1, s2;
+    ExpNeg(d, hn::Mul(t2h, halfv), hn::Mul(t2l, halfv), mh, ml, s1, s2);
+    // y = (uh + ul) * (mh + ml), rounded once.
+    V uh, ul;
+    if constexpr (!kDerivative) {
+      uh = TwoProd(d, tc, sh, ul);  // t S(t)
+      ul = hn::MulAdd(tc, sc, ul);
+    } else {
+      V pl;
+      const V ph = TwoProd(d, phi0, tc, pl);  // phi0 t
+      pl = hn::MulAdd(hn::Set(d, kPhi0Lo), tc, pl);
+      uh = TwoSum(sh, hn::Neg(ph), ul);  // S - phi0 t
+      ul = hn::Add(ul, hn::Sub(sc, pl));
+    }
+    V yl;
+    const V yh = TwoProd(d, uh, mh, yl);
+    const V y = hn::Add(yh, hn::Add(yl, hn::MulAdd(uh, ml, hn::Mul(ul, mh))));
+    const V v = Scale(y, s1, s2);  // t Q(t) (forward) or D(t) = f'(-t) (derivative)
+    V tail;
+    if constexpr (!kDerivative) {
+      tail = hn::IfThenElse(negative, hn::Neg(v), hn::Sub(x, v));
+    } else {
+      tail = hn::IfThenElse(negative, v, hn::Sub(hn::Set(d, 1.0), v));
+      const auto root = hn::AndNot(small, hn::And(negative, hn::Lt(t, hn::Set(d, kRootMax))));
+      if (!hn::AllFalse(d, root)) tail = hn::IfThenElse(root, ExactRoot(d, tc), tail);
+    }
+    result = hn::IfThenElse(small, result, tail);
+  }
+  return result;
+}
+
+// ------------------------------------------------------------------------------------------------------
+// Sigmoid-based forms, f(x) = x sigma(z(x)), z = 1.702 x (sigmoid form) or K (x + 0.044715 x^3) (tanh form,
+// K = 2 sqrt(2/pi), since (1 + tanh u)/2 = sigma(2u)). With e = exp(-|z|) = 2^k m (ExpNeg):
+//   x >= 0:  f = x / (1 + e),              f' = s (1 + zp e s),  s = 1/(1+e),   zp = x z'(x) >= 0;
+//   x <  0:  f = 2^k x m / (1 + e),         f' = y (1 + zp (1 - y)),  y = e/(1+e) = sigma(z).
+// The x < 0 derivative has a root (1 + zp (1 - y) = 0 at x ~ -0.75): 1 - y, zp (1 - y) and the sum are
+// formed in dd, so only the ~2^-60 relative error of m (|r| ~ 0.11 there) reaches it, scaled by |zp| y ~ 0.3.
+// One division (1/(1+e)); quotients are corrected with their exact residuals.
+
+// z (and, for the derivative, zp = x z'(x)) in dd, for |x| <= the form's clamp.
+template <bool kTanh, bool kDerivative, class D, class V = hn::Vec<D>>
+HWY_INLINE void SigmoidArgs(D d, V x, V& zh, V& zl, V& zph, V& zpl) {
+  if constexpr (!kTanh) {
+    zh = TwoProd(d, hn::Set(d, kSigmoidCHi), x, zl);
+    zl = hn::MulAdd(hn::Set(d, kSigmoidCLo), x, zl);
+    zph = zh;
+    zpl = zl;
+  } else {
+    V sl;
+    const V sh = TwoProd(d, x, x, sl);
+    const V kh = hn::Set(d, kTanhKHi), kl = hn::Set(d, kTanhKLo);
+    // x (K + c s) in dd for c = Ka (z) and c = 3Ka (zp); both terms are positive.
+    const auto mul = [&](double ch, double cl, V& outl) {
+      V ml;
+      const V mh = TwoProd(d, hn::Set(d, ch), sh, ml);
+      ml = hn::MulAdd(hn::Set(d, ch), sl, hn::MulAdd(hn::Set(d, cl), sh, ml));
+      const V wh = hn::Add(kh, mh);
+      const V wl = hn::Add(hn::Add(hn::Sub(hn::Max(kh, mh), wh), hn::Min(kh, mh)), hn::Add(kl, ml));
+      V ol;
+      const V oh = TwoProd(d, x, wh, ol);
+      outl = hn::MulAdd(x, wl, ol);
+      return oh;
+    };
+    zh = mul(kTanhKaHi, kTanhKaLo, zl);
+    if constexpr (kDerivative) {
+      zph = mul(kTanhK3aHi, kTanhK3aLo, zpl);
+    } else {
+      zph = zh;
+      zpl = zl;
+    }
+  }
+}
+
+template <bool kTanh, bool kDerivative, class D, class V = hn::Vec<D>>
+HWY_INLINE V SigmoidF64(D d, V x) {
+  // Beyond the clamp the results are saturated: e^-|z| x < 2^-1100 (x < 0); sigma = 1 in double (x > 0).
+  const V lim = hn::Set(d, kTanh ? 40.0 : 500.0);
+  const V xc = hn::Min(hn::Max(x, hn::Neg(lim)), lim);
+  const auto negative = hn::Lt(x, hn::Zero(d));
+  V zh, zl, zph, zpl;
+  SigmoidArgs<kTanh, kDerivative>(d, xc, zh, zl, zph, zpl);
+  // a = |z| in dd (z has the sign of x).
+  const V ah = hn::Min(hn::Abs(zh), hn::Set(d, kExpArgMax));
+  const V al = hn::IfThenElse(negative, hn::Neg(zl), zl);
+  V mh, ml, s1, s2;
+  ExpNeg(d, ah, al, mh, ml, s1, s2);
+  const V one = hn::Set(d, 1.0);
+  const V eh = Scale(mh, s1, s2);
+  const V el = Scale(ml, s1, s2);
+  V den_l;
+  const V den_h = FastTwoSum(one, eh, den_l);
+  den_l = hn::Add(den_l, el);
+  const V inv = hn::Div(one, den_h);
+  if constexpr (!kDerivative) {
+    // x >= 0: x / den.
+    const V qp = hn::Mul(xc, inv);
+    const V rp = ResidualNegMulAdd(d, qp, den_h, xc);
+    const V fpos = hn::MulAdd(hn::NegMulAdd(qp, den_l, rp), inv, qp);
+    // x < 0: 2^k x m / den.
+    V nl;
+    const V nh = TwoProd(d, xc, mh, nl);
+    nl = hn::MulAdd(xc, ml, nl);
+    const V qn = hn::Mul(nh, inv);
+    const V rn = ResidualNegMulAdd(d, qn, den_h, nh);
+    const V fneg = Scale(hn::MulAdd(hn::NegMulAdd(qn, den_l, hn::Add(rn, nl)), inv, qn), s1, s2);
+    return hn::IfThenElse(negative, fneg, hn::IfThenElse(hn::Gt(x, lim), x, fpos));
+  } else {
+    // x >= 0: s = 1/den = inv + sl, f' = s + s v with v = zp e s (>= 0, <= 0.3: its rounding is diluted).
+    const V sl = hn::Mul(hn::NegMulAdd(inv, den_l, ResidualNegMulAdd(d, inv, den_h, one)), inv);
+    const V v = hn::Mul(hn::Mul(zph, eh), inv);
+    const V fpos = hn::Add(inv, hn::MulAdd(inv, v, sl));
+    // x < 0: y = 2^k ys, ys = m / den = qh + ql.
+    const V qh = hn::Mul(mh, inv);
+    const V rq = ResidualNegMulAdd(d, qh, den_h, mh);
+    const V ql = hn::Mul(hn::NegMulAdd(qh, den_l, hn::Add(rq, ml)), inv);
+    const V yh = Scale(qh, s1, s2);
+    const V yl = Scale(ql, s1, s2);
+    V oml;
+    const V omh = FastTwoSum(one, hn::Neg(yh), oml);  // 1 - y, y <= 1/2
+    oml = hn::Sub(oml, yl);
+    V pl;
+    const V ph = TwoProd(d, zph, omh, pl);  // zp (1 - y) <= 0
+    pl = hn::Add(pl, hn::MulAdd(zph, oml, hn::Mul(zpl, omh)));
+    V hl;
+    const V hh = TwoSum(one, ph, hl);  // h = 1 + zp (1 - y): cancels near the root
+    hl = hn::Add(hl, pl);
+    V gl;
+    const V gh = TwoProd(d, qh, hh, gl);
+    const V g = hn::Add(gh, hn::Add(gl, hn::MulAdd(qh, hl, hn::Mul(ql, hh))));
+    const V fneg = Scale(g, s1, s2);
+    return hn::IfThenElse(negative, fneg, fpos);
+  }
+}
+
+// ------------------------------------------------------------------------------------------------------
+// f(x) (kDerivative false) or f'(x) of form kForm (0 none, 1 tanh, 2 sigmoid), with the special values:
+// NaN -> NaN (quiet), f(-inf) = -0, f'(-inf) = +0, f(+inf) = +inf, f'(+inf) = 1.
+template <int kForm, bool kDerivative, class D, class V = hn::Vec<D>>
+HWY_INLINE V GeluF64(D d, V x) {
+  V r;
+  if constexpr (kForm == 0) {
+    r = ExactF64<kDerivative>(d, x);
+  } else {
+    r = SigmoidF64<kForm == 1, kDerivative>(d, x);
+  }
+  if constexpr (kDerivative) {
+    r = hn::IfThenZeroElse(hn::Eq(x, hn::Set(d, -std::numeric_limits<double>::infinity())), r);
+  } else {
+    r = hn::CopySign(r, x);  // f has the sign of x, zeros included (f(-0) = -0, f(-40) = -0)
+  }
+  return hn::IfThenElse(hn::IsNaN(x), hn::Add(x, x), r);
+}
+
+}  // namespace f64
+}  // namespace HWY_NAMESPACE
+}  // namespace gelu
+HWY_AFTER_NAMESPACE();
+
+#endif  // GELU_SRC_CPU_GELU_F64_INL_H_
