@@ -7,14 +7,17 @@
 // adds, multiplies, FMAs and the division are correctly rounded on both sides, so a device result has the
 // host's bits for every input (tests/cuda/ checks all 2^32 float32 inputs); NaN payloads may differ.
 //
-// Cost: the evaluation is in double. Per element, forward `none` issues about 40 fp64 instructions (two Horner
-// polynomials of degree 9 and 12, a division, Cody-Waite reduction); the sigmoid forms about 25. An H100/H200
-// SM retires 64 fp64 FMAs per cycle, 132 SMs at ~1.98 GHz: ~1.7e13 fp64 instructions/s, i.e. ~4e11 elements/s
-// for `none`. Copy bandwidth is ~4.3 TB/s (read + written, measured on an H200 here), i.e. ~5.4e11 fp32
-// elements/s forward (8 bytes each) and ~1.1e12 bf16 elements/s (4 bytes each). So by this count the fp32
-// sigmoid forms are memory-bound while `none` and the 16-bit types are limited by fp64 throughput; the GPU
-// check (bench/gpu/check.sh) measures where each one lands. Estimates, not measurements: no GPU was available
-// when this was written (docs/CUDA.md).
+// Cost: the evaluation is in double. Per element, forward `none` issues about 45 fp64 instructions (PTX count:
+// 24 FMAs, 6 multiplies, 4 adds, a division of ~10 more, min/abs/select), the sigmoid forms about 30. An
+// H100/H200 SM retires 64 fp64 operations per cycle (the 67 TFLOP/s fp64 figure is the tensor cores'; plain fp64
+// FMA is half that, 34 TFLOP/s): 132 SMs at ~1.98 GHz give ~1.7e13 fp64 instructions/s, i.e. ~3.7e11
+// elements/s for `none`. Copy bandwidth is ~4.3 TB/s (read + written, measured on an H200 here): ~5.4e11 fp32
+// elements/s forward (8 bytes each), 3.6e11 backward (12 bytes), 1.1e12 bf16 forward (4 bytes). By this count
+// fp32 backward and the fp32 sigmoid forms are near the memory limit and fp32 forward `none` is limited by fp64
+// throughput at roughly 70% of it; a common-range polynomial in gelu_scalar.h would move it. The 16-bit types
+// would be fp64-bound at 30-50% of copy, hence the lookup tables below (same bits, a shared-memory load per
+// element). Estimates from instruction counts, not measurements: no GPU was available when this was written
+// (docs/CUDA.md); bench/gpu/check.sh measures.
 //
 // Memory access: each thread moves 16-byte vectors (uint4: 4 floats or 8 halves), kUnroll of them loaded before
 // the first is used, so that enough bytes are in flight to cover DRAM latency; grid-stride loops over a grid
