@@ -63,6 +63,7 @@ class GeluF32Test : public hwy::TestWithParamTarget {};
 HWY_TARGET_INSTANTIATE_TEST_SUITE_P(GeluF32Test);
 
 TEST_P(GeluF32Test, DispatchesToTheTargetUnderTest) {
+  EXPECT_EQ(Forward(1.0f, GELU_APPROXIMATE_NONE), Forward(1.0f, GELU_APPROXIMATE_NONE));  // dispatches
   EXPECT_STREQ(gelu_simd_target(), hwy::TargetName(GetParam()));
 }
 

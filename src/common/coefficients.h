@@ -46,6 +46,48 @@ inline constexpr double kExactTMax = 15.5;
 // for z > 120, sigmoid(z) = 1 in double.
 inline constexpr double kSigmoidZMax = 120.0;
 
+// Common range |x| <= kCommonRangeMax: f(x) = x * (1/2 + x * A(x^2)), f'(x) = 1/2 + x * C(x^2), Horner in s = x^2.
+// Derivation: scripts/fit/common_range.sollya (fpminimax, absolute error, s in [2^-40, 9], double coefficients);
+// each table's absolute approximation error is on its first line. These keep the double-side relative error
+// below 2^-30 for f on [-3, 3] (1/2 + x A >= Phi(-3) = 1.3e-3) and for f' wherever |f'| >= 2^-8 (absolute 2^-38
+// near its root), so the float32 bounds of the general path hold here too (checked exhaustively).
+// The exact form and the tanh form only; see the script for why not the sigmoid form.
+inline constexpr double kCommonRangeMax = 3.0;
+// A exact degree 13 absolute error 2^ -42
+inline constexpr int kCommonExactForwardDegree = 13;
+inline constexpr double kCommonExactForward[kCommonExactForwardDegree + 1] = {
+    0x1.9884533d426f3p-2, -0x1.1058377d82163p-4, 0x1.46d0427005d81p-7, -0x1.37403bd70b5eep-10,
+    0x1.e42ab634827bp-14, -0x1.3ce67e14b7279p-17, 0x1.65727a99ca1b7p-21, -0x1.6188c34f3b045p-25,
+    0x1.35ba5f0f51e2p-29, -0x1.df18350cdae62p-34, 0x1.3d9675e2e59d5p-38, -0x1.4f975612de73cp-43,
+    0x1.ea7a8b4dc9917p-49, -0x1.690c3e6fd2de1p-55,
+};
+// C exact degree 14 absolute error 2^ -41
+inline constexpr int kCommonExactDerivativeDegree = 14;
+inline constexpr double kCommonExactDerivative[kCommonExactDerivativeDegree + 1] = {
+    0x1.9884533d42762p-1, -0x1.1058377dcdc14p-2, 0x1.ea3863c9f13c8p-5, -0x1.37403e1afad29p-7,
+    0x1.2e9ad5e14f815p-10, -0x1.db5c3fd86e6ep-14, 0x1.38d21a5d69976p-17, -0x1.61eec873ad9b4p-21,
+    0x1.5e6f5531d2dedp-25, -0x1.3253d9b7980b3p-29, 0x1.d5c06f527fcbfp-34, -0x1.3198b823f3e95p-38,
+    0x1.39300f5f1526dp-43, -0x1.b7823963a13bp-49, 0x1.34b953059058cp-55,
+};
+// A tanh degree 16 absolute error 2^ -41.75
+inline constexpr int kCommonTanhForwardDegree = 16;
+inline constexpr double kCommonTanhForward[kCommonTanhForwardDegree + 1] = {
+    0x1.9884533d44a1ap-2, -0x1.11b14cd4ab82ep-4, 0x1.4e48dd7ece5eep-7, -0x1.45da5163a8a0ep-10,
+    0x1.ee06da6a7cf94p-14, -0x1.d5cd58985ac9bp-18, -0x1.1aed4cd9390ccp-22, 0x1.687fe615f2a26p-23,
+    -0x1.1e5b3014630cep-25, 0x1.4a380719b3ba4p-28, -0x1.310db9a8e0c74p-31, 0x1.c7a7b8b262977p-35,
+    -0x1.0cfec74ae4d45p-38, 0x1.e103f84b0d087p-43, -0x1.3033fb96b4ffbp-47, 0x1.e2627cc26f16dp-53,
+    -0x1.67023d1bf5165p-59,
+};
+// C tanh degree 17 absolute error 2^ -40
+inline constexpr int kCommonTanhDerivativeDegree = 17;
+inline constexpr double kCommonTanhDerivative[kCommonTanhDerivativeDegree + 1] = {
+    0x1.9884533d4588bp-1, -0x1.11b14cd49992cp-2, 0x1.f56d4c0b10369p-5, -0x1.45da4afffd2dcp-7,
+    0x1.34c3a0b9c4bbdp-10, -0x1.6047426c16c48p-14, -0x1.f1b9042563b35p-19, 0x1.6a6dafc3bd318p-19,
+    -0x1.462822cbb0a3p-21, 0x1.a8c3ecc456695p-24, -0x1.bdc2835aa536ep-27, 0x1.805bf97eee462p-30,
+    -0x1.0d6751c9a284ep-33, 0x1.2aa1e878195e9p-37, -0x1.f5584a78ee998p-42, 0x1.29edfdca806bdp-46,
+    -0x1.bcc4bc52fd91fp-52, 0x1.386f39ddbca94p-58,
+};
+
 // The forms' constants, as written in their formulas.
 inline constexpr double kInvSqrt2Pi = 0x1.9884533d43651p-2;  // 1/sqrt(2 pi), correctly rounded
 inline constexpr double kTanhZ1 = 2.0 * 0x1.9884533d43651p-1;  // 2*sqrt(2/pi) (exact doubling)

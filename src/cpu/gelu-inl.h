@@ -86,16 +86,45 @@ HWY_INLINE V SigmoidForm(D d, V x, V z, V dz) {
   }
 }
 
+// Common range of the exact and tanh forms; see common::CommonRange.
+template <bool kDerivative, size_t kForwardDegree, size_t kDerivativeDegree, class D, class V = hn::Vec<D>>
+HWY_INLINE V CommonRange(D d, V x, const double (&forward)[kForwardDegree + 1],
+                         const double (&derivative)[kDerivativeDegree + 1]) {
+  const V s = hn::Mul(x, x);
+  if constexpr (kDerivative) {
+    return hn::MulAdd(x, Horner<kDerivativeDegree>(d, s, derivative), hn::Set(d, 0.5));
+  } else {
+    return hn::Mul(x, hn::MulAdd(x, Horner<kForwardDegree>(d, s, forward), hn::Set(d, 0.5)));
+  }
+}
+
+// Per lane: the common-range polynomial where |x| <= 3, the general path elsewhere. A vector whose lanes are all
+// in the common range (~98% of vectors for N(0,1) data) skips the general path; a mixed vector computes both and
+// blends per lane, so each lane's bits depend on its own input only (never on its neighbours or on n).
+template <bool kDerivative, size_t kForwardDegree, size_t kDerivativeDegree, class D, class V, class General>
+HWY_INLINE V WithCommonRange(D d, V x, const double (&forward)[kForwardDegree + 1],
+                             const double (&derivative)[kDerivativeDegree + 1], General general) {
+  const V common = CommonRange<kDerivative, kForwardDegree, kDerivativeDegree>(d, x, forward, derivative);
+  const auto in_common = hn::Le(hn::Abs(x), hn::Set(d, common::kCommonRangeMax));  // false for NaN
+  if (hn::AllTrue(d, in_common)) return common;
+  return hn::IfThenElse(in_common, common, general());
+}
+
 // f(x) or f'(x) of form kForm (0 none, 1 tanh, 2 sigmoid), x holding float32 values in double lanes.
 template <int kForm, bool kDerivative, class D, class V = hn::Vec<D>>
 HWY_INLINE V GeluInDouble(D d, V x) {
   if constexpr (kForm == 0) {
-    return ExactForm<kDerivative>(d, x);
+    return WithCommonRange<kDerivative, common::kCommonExactForwardDegree, common::kCommonExactDerivativeDegree>(
+        d, x, common::kCommonExactForward, common::kCommonExactDerivative,
+        [&]() HWY_ATTR { return ExactForm<kDerivative>(d, x); });
   } else if constexpr (kForm == 1) {
-    const V x2 = hn::Mul(x, x);  // exact for float32 x
-    const V z = hn::Mul(x, hn::MulAdd(hn::Set(d, common::kTanhZ3), x2, hn::Set(d, common::kTanhZ1)));
-    const V dz = hn::MulAdd(hn::Set(d, 3.0 * common::kTanhZ3), x2, hn::Set(d, common::kTanhZ1));
-    return SigmoidForm<kDerivative>(d, x, z, dz);
+    return WithCommonRange<kDerivative, common::kCommonTanhForwardDegree, common::kCommonTanhDerivativeDegree>(
+        d, x, common::kCommonTanhForward, common::kCommonTanhDerivative, [&]() HWY_ATTR {
+          const V x2 = hn::Mul(x, x);  // exact for float32 x
+          const V z = hn::Mul(x, hn::MulAdd(hn::Set(d, common::kTanhZ3), x2, hn::Set(d, common::kTanhZ1)));
+          const V dz = hn::MulAdd(hn::Set(d, 3.0 * common::kTanhZ3), x2, hn::Set(d, common::kTanhZ1));
+          return SigmoidForm<kDerivative>(d, x, z, dz);
+        });
   } else {
     const V scale = hn::Set(d, common::kSigmoidScale);
     return SigmoidForm<kDerivative>(d, x, hn::Mul(scale, x), scale);
