@@ -1,0 +1,408 @@
+// SPDX-License-Identifier: Apache-2.0
+// Fused bias + GELU and GEGLU, float32 / bf16 / fp16, every form, forward and backward:
+// - against the unfused composition: float32 bias-GELU equals gelu_forward_f32 / gelu_backward_f32 applied to
+//   the float32 sum bit for bit; bf16/fp16 bias-GELU equals the half functions where the sum is exact in the
+//   type; GEGLU is within 1 ULP of the two-pass fl(fl(f(a)) * b) (it rounds once, the composition twice);
+// - against the documented one-rounding formula, evaluated by the shared scalar code (src/common), bit for bit;
+// - against the double reference (accuracy of the result, not only agreement of two implementations);
+// - grad_bias: against a double sum of the exact products, and bit-identical for 1, 2, 3 and 8 threads;
+// - the halves layout (rows form) against the separate-array form row by row; in place; argument errors.
+#include <algorithm>
+#include <array>
+#include <bit>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <random>
+#include <vector>
+
+#include "gelu/gelu.h"
+#include "gelu/gelu.hpp"
+#include "gtest/gtest.h"
+#include "src/common/half.h"
+#include "src/reference/reference.h"
+
+namespace {
+
+using gelu::reference::Form;
+
+// ---- Storage types.
+struct F32 {
+  using T = float;
+  static constexpr const char* kName = "f32";
+  static constexpr bool kHalf = false;
+  static constexpr int kPrecision = 24;
+  static double ToD(T v) { return v; }
+  static T FromD(double v) { return static_cast<float>(v); }
+  static constexpr auto bias_forward = gelu_bias_forward_f32;
+  static constexpr auto bias_backward = gelu_bias_backward_f32;
+  static constexpr auto geglu_forward = gelu_geglu_forward_f32;
+  static constexpr auto geglu_backward = gelu_geglu_backward_f32;
+  static constexpr auto rows_forward = gelu_geglu_rows_forward_f32;
+  static constexpr auto rows_backward = gelu_geglu_rows_backward_f32;
+};
+struct Bf16 {
+  using T = uint16_t;
+  static constexpr const char* kName = "bf16";
+  static constexpr bool kHalf = true;
+  static constexpr int kPrecision = 8;
+  static double ToD(T v) { return gelu::common::Bf16ToFloat(v); }
+  static T FromD(double v) { return gelu::common::DoubleToBf16(v); }
+  static constexpr auto bias_forward = gelu_bias_forward_bf16;
+  static constexpr auto bias_backward = gelu_bias_backward_bf16;
+  static constexpr auto geglu_forward = gelu_geglu_forward_bf16;
+  static constexpr auto geglu_backward = gelu_geglu_backward_bf16;
+  static constexpr auto rows_forward = gelu_geglu_rows_forward_bf16;
+  static constexpr auto rows_backward = gelu_geglu_rows_backward_bf16;
+  static constexpr auto forward = gelu_forward_bf16;
+  static constexpr auto backward = gelu_backward_bf16;
+};
+struct F16 {
+  using T = uint16_t;
+  static constexpr const char* kName = "f16";
+  static constexpr bool kHalf = true;
+  static constexpr int kPrecision = 11;
+  static double ToD(T v) { return gelu::common::F16ToFloat(v); }
+  static T FromD(double v) { return gelu::common::DoubleToF16(v); }
+  static constexpr auto bias_forward = gelu_bias_forward_f16;
+  static constexpr auto bias_backward = gelu_bias_backward_f16;
+  static constexpr auto geglu_forward = gelu_geglu_forward_f16;
+  static constexpr auto geglu_backward = gelu_geglu_backward_f16;
+  static constexpr auto rows_forward = gelu_geglu_rows_forward_f16;
+  static constexpr auto rows_backward = gelu_geglu_rows_backward_f16;
+  static constexpr auto forward = gelu_forward_f16;
+  static constexpr auto backward = gelu_backward_f16;
+};
+
+// Bit patterns, so that comparisons see signed zeros.
+uint32_t Bits(float v) { return std::bit_cast<uint32_t>(v); }
+uint32_t Bits(uint16_t v) { return v; }
+template <class T>
+bool SameBits(const std::vector<T>& a, const std::vector<T>& b) {
+  return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(T)) == 0;
+}
+
+// Every fused result is a double computation rounded once: within 0.5 ULP of the exact value plus the double
+// side's relative error (< 2^-30, src/common/gelu_scalar.h) in ULPs of the type: 2^-30 * 2^24 = 2^-6 for float32,
+// <= 2^-19 for the half types (plus the reference's own 2^-40).
+template <class S>
+constexpr double kMaxUlp = 0.5 + (S::kPrecision == 24 ? 0x1p-6 : 0x1p-18);
+
+constexpr gelu_approximate kForms[] = {GELU_APPROXIMATE_NONE, GELU_APPROXIMATE_TANH, GELU_APPROXIMATE_SIGMOID};
+
+// The documented computation: f or f' of a float32 value in double (the kernels' scalar twin), with the two
+// half-precision corrections of src/common/half.h when the output is a half type.
+template <class S>
+double F(float h, gelu_approximate a, bool derivative) {
+  const double v = gelu::common::GeluF32InDouble(h, a, derivative);
+  if (!S::kHalf) return v;
+  return derivative ? gelu::common::NegativeTailDerivative(h, v) : gelu::common::TinyForwardNudge(h, v);
+}
+double Ref(double x, gelu_approximate a, bool derivative) {
+  return derivative ? gelu::reference::Derivative(x, static_cast<Form>(a))
+                    : gelu::reference::Forward(x, static_cast<Form>(a));
+}
+
+// ULP of the type at |v| (with its subnormal floor), for tolerances.
+template <class S>
+double Ulp(double v) {
+  const int emin = S::kPrecision == 24 ? -126 : S::kPrecision == 8 ? -126 : -14;
+  int e;
+  std::frexp(v, &e);  // v = m 2^e, m in [1/2, 1)
+  return std::ldexp(1.0, std::max(e - 1, emin) - (S::kPrecision - 1));
+}
+
+template <class S>
+std::vector<typename S::T> Random(size_t n, double scale, uint32_t seed) {
+  std::mt19937 rng(seed);
+  std::normal_distribution<double> nd(0.0, scale);
+  std::vector<typename S::T> v(n);
+  for (auto& e : v) e = S::FromD(nd(rng));
+  return v;
+}
+
+struct Shape {
+  size_t rows, cols;
+};
+// Around the vector length, odd tails, one row/column, and one large enough to run on several threads.
+const Shape kShapes[] = {{1, 1}, {3, 7}, {2, 8}, {5, 17}, {17, 33}, {300, 1}, {1, 1000}, {64, 129}, {700, 301}};
+
+// ---------------------------------------------------------------------------------------------------------------
+template <class S>
+void CheckBiasForward() {
+  using T = typename S::T;
+  for (const Shape& sh : kShapes) {
+    const size_t n = sh.rows * sh.cols;
+    const auto x = Random<S>(n, 3.0, 1), bias = Random<S>(sh.cols, 1.0, 2);
+    std::vector<T> y(n), y2(n);
+    std::vector<float> h(n), hy(n);
+    for (size_t i = 0; i < n; ++i) {
+      h[i] = static_cast<float>(S::ToD(x[i])) + static_cast<float>(S::ToD(bias[i % sh.cols]));
+    }
+    for (gelu_approximate a : kForms) {
+      ASSERT_EQ(S::bias_forward(x.data(), bias.data(), y.data(), sh.rows, sh.cols, a), GELU_OK);
+      if constexpr (!S::kHalf) {
+        // The unfused composition, bit for bit.
+        ASSERT_EQ(gelu_forward_f32(h.data(), hy.data(), n, a), GELU_OK);
+      }
+      double worst = 0;
+      for (size_t i = 0; i < n; ++i) {
+        const T want = S::FromD(F<S>(h[i], a, false));
+        ASSERT_EQ(Bits(y[i]), Bits(want)) << S::kName << " form " << a << " " << sh.rows << "x" << sh.cols
+                                          << " i=" << i;
+        if constexpr (!S::kHalf) ASSERT_EQ(Bits(y[i]), Bits(hy[i]));
+        const double r = Ref(h[i], a, false);
+        worst = std::max(worst, std::fabs(S::ToD(y[i]) - r) / Ulp<S>(r));
+      }
+      EXPECT_LE(worst, kMaxUlp<S>) << S::kName << " form " << a;
+      // In place (y == x) gives the same bits.
+      std::vector<T> inplace(x);
+      ASSERT_EQ(S::bias_forward(inplace.data(), bias.data(), inplace.data(), sh.rows, sh.cols, a), GELU_OK);
+      EXPECT_TRUE(SameBits(inplace, y)) << S::kName << " in place";
+    }
+  }
+}
+
+// Half types against their own unfused sequence where x + bias is exact in the type: then fl32(x + bias) is the
+// half value itself, and the fused result must equal gelu_forward_* of it.
+template <class S>
+void CheckBiasForwardAgainstHalfSequence() {
+  using T = typename S::T;
+  const size_t rows = 37, cols = 19, n = rows * cols;
+  std::mt19937 rng(3);
+  std::uniform_int_distribution<int> k(-127, 127);  // k/16 + j/16 = (k+j)/16, |k+j| <= 254: 8 bits, exact
+  std::vector<T> x(n), bias(cols), sum(n), y(n), want(n);
+  for (auto& v : x) v = S::FromD(k(rng) / 16.0);
+  for (auto& v : bias) v = S::FromD(k(rng) / 16.0);
+  for (size_t i = 0; i < n; ++i) sum[i] = S::FromD(S::ToD(x[i]) + S::ToD(bias[i % cols]));
+  for (gelu_approximate a : kForms) {
+    ASSERT_EQ(S::bias_forward(x.data(), bias.data(), y.data(), rows, cols, a), GELU_OK);
+    ASSERT_EQ(S::forward(sum.data(), want.data(), n, a), GELU_OK);
+    EXPECT_TRUE(SameBits(y, want)) << S::kName << " form " << a;
+  }
+}
+
+template <class S>
+void CheckBiasBackward() {
+  using T = typename S::T;
+  for (const Shape& sh : kShapes) {
+    const size_t n = sh.rows * sh.cols;
+    const auto x = Random<S>(n, 3.0, 4), bias = Random<S>(sh.cols, 1.0, 5), g = Random<S>(n, 1.0, 6);
+    std::vector<float> h(n), gf(n), unfused(n);
+    for (size_t i = 0; i < n; ++i) {
+      h[i] = static_cast<float>(S::ToD(x[i])) + static_cast<float>(S::ToD(bias[i % sh.cols]));
+      gf[i] = static_cast<float>(S::ToD(g[i]));
+    }
+    for (gelu_approximate a : kForms) {
+      std::vector<T> gx(n), gb(sh.cols);
+      ASSERT_EQ(S::bias_backward(g.data(), x.data(), bias.data(), gx.data(), gb.data(), sh.rows, sh.cols, a), GELU_OK);
+      if constexpr (!S::kHalf) ASSERT_EQ(gelu_backward_f32(gf.data(), h.data(), unfused.data(), n, a), GELU_OK);
+      std::vector<double> exact(sh.cols, 0.0), magnitude(sh.cols, 0.0);
+      for (size_t i = 0; i < n; ++i) {
+        const double prod = static_cast<double>(gf[i]) * F<S>(h[i], a, true);
+        const T want = S::FromD(prod);
+        ASSERT_EQ(Bits(gx[i]), Bits(want)) << S::kName << " form " << a << " " << sh.rows << "x" << sh.cols
+                                           << " i=" << i;
+        if constexpr (!S::kHalf) ASSERT_EQ(Bits(gx[i]), Bits(unfused[i]));
+        const double r = gf[i] * Ref(h[i], a, true);
+        exact[i % sh.cols] += r;
+        magnitude[i % sh.cols] += std::fabs(r);
+      }
+      for (size_t c = 0; c < sh.cols; ++c) {
+        // One rounding of a double sum: 0.5 ULP, plus the sum's own rounding errors and the reference's.
+        const double tol = 0.5 * Ulp<S>(exact[c]) + magnitude[c] * (sh.rows * 0x1p-52 + 0x1p-34);
+        EXPECT_LE(std::fabs(S::ToD(gb[c]) - exact[c]), tol)
+            << S::kName << " form " << a << " " << sh.rows << "x" << sh.cols << " c=" << c << std::hexfloat
+            << " got " << S::ToD(gb[c]) << " sum " << exact[c];
+      }
+      // In place: grad_x == grad_out, and grad_x == x.
+      std::vector<T> io(g), gb2(sh.cols);
+      ASSERT_EQ(S::bias_backward(io.data(), x.data(), bias.data(), io.data(), gb2.data(), sh.rows, sh.cols, a),
+                GELU_OK);
+      EXPECT_TRUE(SameBits(io, gx) && SameBits(gb2, gb)) << S::kName << " in place (grad_out)";
+      std::vector<T> io2(x);
+      ASSERT_EQ(S::bias_backward(g.data(), io2.data(), bias.data(), io2.data(), gb2.data(), sh.rows, sh.cols, a),
+                GELU_OK);
+      EXPECT_TRUE(SameBits(io2, gx) && SameBits(gb2, gb)) << S::kName << " in place (x)";
+    }
+  }
+}
+
+// grad_bias and grad_x are the same bits whatever the thread count (the serial and threaded reductions too).
+template <class S>
+void CheckBiasBackwardDeterministic() {
+  using T = typename S::T;
+  const int saved = gelu_get_num_threads();
+  for (const Shape& sh : {Shape{4096, 40}, Shape{640, 257}, Shape{70000, 1}, Shape{3, 30000}}) {
+    const size_t n = sh.rows * sh.cols;
+    const auto x = Random<S>(n, 2.0, 7), bias = Random<S>(sh.cols, 1.0, 8), g = Random<S>(n, 1.0, 9);
+    std::vector<T> gx1(n), gb1(sh.cols);
+    gelu_set_num_threads(1);
+    ASSERT_EQ(S::bias_backward(g.data(), x.data(), bias.data(), gx1.data(), gb1.data(), sh.rows, sh.cols,
+                               GELU_APPROXIMATE_NONE),
+              GELU_OK);
+    for (int threads : {2, 3, 8}) {
+      gelu_set_num_threads(threads);
+      std::vector<T> gx(n), gb(sh.cols);
+      ASSERT_EQ(S::bias_backward(g.data(), x.data(), bias.data(), gx.data(), gb.data(), sh.rows, sh.cols,
+                                 GELU_APPROXIMATE_NONE),
+                GELU_OK);
+      EXPECT_TRUE(SameBits(gx, gx1)) << S::kName << " threads " << threads;
+      EXPECT_TRUE(SameBits(gb, gb1))
+          << S::kName << " grad_bias, threads " << threads << ", " << sh.rows << "x" << sh.cols;
+    }
+  }
+  gelu_set_num_threads(saved);
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+template <class S>
+void CheckGeglu() {
+  using T = typename S::T;
+  for (const Shape& sh : kShapes) {
+    const size_t n = sh.rows * sh.cols;
+    const auto av = Random<S>(n, 3.0, 10), bv = Random<S>(n, 2.0, 11), g = Random<S>(n, 1.0, 12);
+    for (gelu_approximate a : kForms) {
+      std::vector<T> y(n), ga(n), gb(n);
+      ASSERT_EQ(S::geglu_forward(av.data(), bv.data(), y.data(), n, a), GELU_OK);
+      ASSERT_EQ(S::geglu_backward(g.data(), av.data(), bv.data(), ga.data(), gb.data(), n, a), GELU_OK);
+      double worst_y = 0, worst_ga = 0, worst_gb = 0;
+      for (size_t i = 0; i < n; ++i) {
+        const auto af = static_cast<float>(S::ToD(av[i]));
+        const double b = S::ToD(bv[i]), gd = S::ToD(g[i]);
+        // The documented one-rounding formulas, bit for bit.
+        ASSERT_EQ(Bits(y[i]), Bits(S::FromD(F<S>(af, a, false) * b))) << S::kName << " y i=" << i;
+        ASSERT_EQ(Bits(ga[i]), Bits(S::FromD((gd * b) * F<S>(af, a, true)))) << S::kName << " ga i=" << i;
+        ASSERT_EQ(Bits(gb[i]), Bits(S::FromD(gd * F<S>(af, a, false)))) << S::kName << " gb i=" << i;
+        // Against the reference; grad_a absolutely near f's root, where f' is known to 2^-50 absolute only.
+        const double ry = Ref(af, a, false) * b, rga = gd * b * Ref(af, a, true), rgb = gd * Ref(af, a, false);
+        worst_y = std::max(worst_y, std::fabs(S::ToD(y[i]) - ry) / Ulp<S>(ry));
+        worst_gb = std::max(worst_gb, std::fabs(S::ToD(gb[i]) - rgb) / Ulp<S>(rgb));
+        worst_ga = std::max(worst_ga, std::max(0.0, std::fabs(S::ToD(ga[i]) - rga) - std::fabs(gd * b) * 0x1p-40) /
+                                          Ulp<S>(rga));
+        // Against the unfused two-pass composition (f rounded, then the product rounded): never farther from the
+        // exact value (it rounds once; the slack covers the double side's error). (No bound on their difference:
+        // in the subnormal range the first rounding's absolute error is multiplied by b.)
+        const double two_pass = S::ToD(S::FromD(S::ToD(S::FromD(F<S>(af, a, false))) * b));
+        EXPECT_LE(std::fabs(S::ToD(y[i]) - ry), std::fabs(two_pass - ry) + (kMaxUlp<S> - 0.5) * Ulp<S>(ry))
+            << S::kName << " form " << a << std::hexfloat << " a=" << af << " b=" << b << " y=" << S::ToD(y[i]) << " ref=" << ry
+            << " two-pass=" << two_pass;
+      }
+      EXPECT_LE(worst_y, kMaxUlp<S>) << S::kName << " form " << a;
+      EXPECT_LE(worst_ga, kMaxUlp<S>) << S::kName << " form " << a;
+      EXPECT_LE(worst_gb, kMaxUlp<S>) << S::kName << " form " << a;
+      // In place: y == a, y == b; grad_a == a with grad_b == b.
+      std::vector<T> ia(av), ib(bv);
+      ASSERT_EQ(S::geglu_forward(ia.data(), bv.data(), ia.data(), n, a), GELU_OK);
+      ASSERT_EQ(S::geglu_forward(av.data(), ib.data(), ib.data(), n, a), GELU_OK);
+      EXPECT_TRUE(SameBits(ia, y) && SameBits(ib, y)) << S::kName;
+      std::vector<T> ja(av), jb(bv);
+      ASSERT_EQ(S::geglu_backward(g.data(), ja.data(), jb.data(), ja.data(), jb.data(), n, a), GELU_OK);
+      EXPECT_TRUE(SameBits(ja, ga) && SameBits(jb, gb)) << S::kName;
+    }
+  }
+}
+
+// The halves layout: row r of x is [a_r | b_r]; results equal the separate-array form applied row by row.
+template <class S>
+void CheckGegluRows() {
+  using T = typename S::T;
+  for (const Shape& sh : kShapes) {
+    const size_t n = sh.rows * sh.cols;
+    const auto x = Random<S>(2 * n, 3.0, 13), g = Random<S>(n, 1.0, 14);
+    for (gelu_approximate a : kForms) {
+      std::vector<T> y(n), gx(2 * n);
+      ASSERT_EQ(S::rows_forward(x.data(), y.data(), sh.rows, sh.cols, a), GELU_OK);
+      ASSERT_EQ(S::rows_backward(g.data(), x.data(), gx.data(), sh.rows, sh.cols, a), GELU_OK);
+      for (size_t r = 0; r < sh.rows; ++r) {
+        const T* ar = x.data() + 2 * r * sh.cols;
+        std::vector<T> yr(sh.cols), ga(sh.cols), gb(sh.cols);
+        ASSERT_EQ(S::geglu_forward(ar, ar + sh.cols, yr.data(), sh.cols, a), GELU_OK);
+        ASSERT_EQ(S::geglu_backward(g.data() + r * sh.cols, ar, ar + sh.cols, ga.data(), gb.data(), sh.cols, a),
+                  GELU_OK);
+        ASSERT_EQ(std::memcmp(yr.data(), y.data() + r * sh.cols, sh.cols * sizeof(T)), 0) << S::kName << " row " << r;
+        ASSERT_EQ(std::memcmp(ga.data(), gx.data() + 2 * r * sh.cols, sh.cols * sizeof(T)), 0) << S::kName;
+        ASSERT_EQ(std::memcmp(gb.data(), gx.data() + (2 * r + 1) * sh.cols, sh.cols * sizeof(T)), 0) << S::kName;
+      }
+      std::vector<T> io(x);  // grad_x may alias x
+      ASSERT_EQ(S::rows_backward(g.data(), io.data(), io.data(), sh.rows, sh.cols, a), GELU_OK);
+      EXPECT_TRUE(SameBits(io, gx)) << S::kName;
+    }
+  }
+}
+
+template <class S>
+void CheckArguments() {
+  using T = typename S::T;
+  std::vector<T> buf(64, S::FromD(1.0)), out(64, S::FromD(7.0));
+  const auto untouched = out;
+  const auto bad = static_cast<gelu_approximate>(3);
+  T* p = buf.data();
+  T* o = out.data();
+  // Unknown approximate, null pointers, partial overlaps, size overflow: invalid, nothing written.
+  EXPECT_EQ(S::bias_forward(p, p, o, 2, 4, bad), GELU_INVALID_ARGUMENT);
+  EXPECT_EQ(S::bias_forward(nullptr, p, o, 2, 4, GELU_APPROXIMATE_NONE), GELU_INVALID_ARGUMENT);
+  EXPECT_EQ(S::bias_forward(p, nullptr, o, 2, 4, GELU_APPROXIMATE_NONE), GELU_INVALID_ARGUMENT);
+  EXPECT_EQ(S::bias_forward(p, p, p + 1, 2, 4, GELU_APPROXIMATE_NONE), GELU_INVALID_ARGUMENT);  // y overlaps x
+  EXPECT_EQ(S::bias_forward(p, o + 4, o, 2, 4, GELU_APPROXIMATE_NONE), GELU_INVALID_ARGUMENT);  // bias inside y
+  EXPECT_EQ(S::bias_forward(p, p, o, SIZE_MAX / 2, 4, GELU_APPROXIMATE_NONE), GELU_INVALID_ARGUMENT);
+  EXPECT_EQ(S::bias_backward(p, p, p, o, o, 2, 4, GELU_APPROXIMATE_NONE), GELU_INVALID_ARGUMENT);  // grad_bias in grad_x
+  EXPECT_EQ(S::bias_backward(p, p, p, o, nullptr, 2, 4, GELU_APPROXIMATE_NONE), GELU_INVALID_ARGUMENT);
+  EXPECT_EQ(S::bias_backward(p, p, o + 8, o, o + 8, 2, 4, GELU_APPROXIMATE_NONE), GELU_INVALID_ARGUMENT);
+  EXPECT_EQ(S::geglu_forward(p, p + 1, p, 8, GELU_APPROXIMATE_NONE), GELU_INVALID_ARGUMENT);  // y overlaps b
+  EXPECT_EQ(S::geglu_backward(p, p, p, o, o + 2, 8, GELU_APPROXIMATE_NONE), GELU_INVALID_ARGUMENT);  // grads overlap
+  EXPECT_EQ(S::geglu_backward(p, p, p, o, o, 8, GELU_APPROXIMATE_NONE), GELU_INVALID_ARGUMENT);  // same grads
+  EXPECT_EQ(S::rows_forward(o, o, 2, 4, GELU_APPROXIMATE_NONE), GELU_INVALID_ARGUMENT);  // y may not alias x
+  EXPECT_EQ(S::rows_backward(o, p, o, 2, 4, GELU_APPROXIMATE_NONE), GELU_INVALID_ARGUMENT);  // grad_x over grad_out
+  EXPECT_EQ(S::rows_forward(p, o, SIZE_MAX / 4, 4, GELU_APPROXIMATE_NONE), GELU_INVALID_ARGUMENT);
+  EXPECT_TRUE(SameBits(out, untouched)) << S::kName;
+  // Empty shapes are fine and write nothing; rows == 0 sets grad_bias to zero.
+  EXPECT_EQ(S::bias_forward(nullptr, nullptr, nullptr, 0, 4, GELU_APPROXIMATE_NONE), GELU_OK);
+  EXPECT_EQ(S::geglu_forward(nullptr, nullptr, nullptr, 0, GELU_APPROXIMATE_TANH), GELU_OK);
+  EXPECT_EQ(S::rows_forward(nullptr, nullptr, 5, 0, GELU_APPROXIMATE_TANH), GELU_OK);
+  EXPECT_EQ(S::bias_backward(nullptr, nullptr, nullptr, nullptr, o, 0, 4, GELU_APPROXIMATE_NONE), GELU_OK);
+  for (size_t c = 0; c < 4; ++c) EXPECT_EQ(S::ToD(out[c]), 0.0);
+}
+
+TEST(FusedTest, BiasForwardF32) { CheckBiasForward<F32>(); }
+TEST(FusedTest, BiasForwardBf16) { CheckBiasForward<Bf16>(); }
+TEST(FusedTest, BiasForwardF16) { CheckBiasForward<F16>(); }
+TEST(FusedTest, BiasForwardBf16EqualsHalfSequenceWhereExact) { CheckBiasForwardAgainstHalfSequence<Bf16>(); }
+TEST(FusedTest, BiasForwardF16EqualsHalfSequenceWhereExact) { CheckBiasForwardAgainstHalfSequence<F16>(); }
+TEST(FusedTest, BiasBackwardF32) { CheckBiasBackward<F32>(); }
+TEST(FusedTest, BiasBackwardBf16) { CheckBiasBackward<Bf16>(); }
+TEST(FusedTest, BiasBackwardF16) { CheckBiasBackward<F16>(); }
+TEST(FusedTest, BiasBackwardDeterministicF32) { CheckBiasBackwardDeterministic<F32>(); }
+TEST(FusedTest, BiasBackwardDeterministicBf16) { CheckBiasBackwardDeterministic<Bf16>(); }
+TEST(FusedTest, GegluF32) { CheckGeglu<F32>(); }
+TEST(FusedTest, GegluBf16) { CheckGeglu<Bf16>(); }
+TEST(FusedTest, GegluF16) { CheckGeglu<F16>(); }
+TEST(FusedTest, GegluRowsF32) { CheckGegluRows<F32>(); }
+TEST(FusedTest, GegluRowsBf16) { CheckGegluRows<Bf16>(); }
+TEST(FusedTest, GegluRowsF16) { CheckGegluRows<F16>(); }
+TEST(FusedTest, ArgumentsF32) { CheckArguments<F32>(); }
+TEST(FusedTest, ArgumentsBf16) { CheckArguments<Bf16>(); }
+TEST(FusedTest, ArgumentsF16) { CheckArguments<F16>(); }
+
+// The C++ wrappers: shapes from spans, size errors as gelu::Error.
+TEST(FusedCppTest, WrappersMatchCApi) {
+  std::vector<float> x(6 * 5), bias(5), y(30), y2(30);
+  for (size_t i = 0; i < x.size(); ++i) x[i] = 0.1f * static_cast<float>(i) - 1.0f;
+  for (size_t i = 0; i < bias.size(); ++i) bias[i] = 0.25f * static_cast<float>(i);
+  gelu::bias_forward(x, bias, y, gelu::Approximation::tanh);
+  ASSERT_EQ(gelu_bias_forward_f32(x.data(), bias.data(), y2.data(), 6, 5, GELU_APPROXIMATE_TANH), GELU_OK);
+  EXPECT_EQ(y, y2);
+  std::vector<float> bad_bias(7);
+  EXPECT_THROW(gelu::bias_forward(x, bad_bias, y), gelu::Error);  // 30 is not a multiple of 7
+  std::vector<gelu::bf16> hx(10), hy(5);
+  for (size_t i = 0; i < hx.size(); ++i) hx[i] = gelu::bf16::from_float(0.5f * static_cast<float>(i) - 2.0f);
+  gelu::geglu_rows_forward(std::span<const gelu::bf16>(hx), std::span<gelu::bf16>(hy), 5);
+  std::vector<uint16_t> cy(5);
+  ASSERT_EQ(gelu_geglu_rows_forward_bf16(reinterpret_cast<const uint16_t*>(hx.data()), cy.data(), 1, 5,
+                                         GELU_APPROXIMATE_NONE),
+            GELU_OK);
+  for (size_t i = 0; i < 5; ++i) EXPECT_EQ(hy[i].bits, cy[i]);
+  EXPECT_THROW(gelu::geglu_rows_forward(std::span<const gelu::bf16>(hx), std::span<gelu::bf16>(hy), 3), gelu::Error);
+}
+
+}  // namespace
