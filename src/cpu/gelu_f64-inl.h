@@ -130,6 +130,25 @@ HWY_INLINE V Horner(D d, V x, const double (&c)[kN]) {
   return p;
 }
 
+// Horner over c[0..kLast] at x with the last kDd steps (the multiplications by x and the additions of
+// c[kDd-1] .. c[0]) in double-double: returns hi, sets lo. Used where the partial sums exceed the result, so
+// that ordinary Horner's final roundings would dominate the error.
+template <size_t kDd, size_t kLast, size_t kN, class D, class V = hn::Vec<D>>
+HWY_INLINE V HornerDd(D d, V x, const double (&c)[kN], V& lo) {
+  V h = Horner<kDd, kLast>(d, x, c);
+  V l = hn::Zero(d);
+  for (size_t j = kDd; j-- > 0;) {
+    V pl;
+    const V ph = TwoProd(d, x, h, pl);
+    pl = hn::MulAdd(x, l, pl);
+    V sl;
+    h = TwoSum(hn::Set(d, c[j]), ph, sl);
+    l = hn::Add(sl, pl);
+  }
+  lo = l;
+  return h;
+}
+
 // ------------------------------------------------------------------------------------------------------
 // exp(-(ahi + alo)) for 0 <= ahi <= kExpArgMax, |alo| <= 2^-40 ahi: returns m = mhi + mlo, a normalized
 // double-double in [0.7, 1.42] (relative error ~2^-56 at |r| = ln(2)/2, ~2^-60 for |r| <= 0.1) and the scale 2^k as two factors s1 * s2 (k1 = floor(k/2),
@@ -176,16 +195,18 @@ HWY_INLINE V Scale(V y, V s1, V s2) {
 //              f(-t) = -t Q(t), f(t) = t - t Q(t); f'(-t) = D(t) = exp(-t^2/2)(S - phi0 t), f'(t) = 1 - D(t).
 // -5/4 < x <= -1/2 (derivative only): D(t) cancels to 0 at t0 = 0.7518; there D(t0 + d) = d W(d), d in dd.
 
-// x^3 P1(x^2) = Phi(x) - 1/2 - phi0 x and x^3 R1(x^2) = f'(x) - 1/2 - 2 phi0 x for |x| <= 1/2; degree 8 in
-// x^2, Horner, lowest degree first. Derivation: scripts/fit/gelu_f64_small.sollya (fpminimax, relative,
-// double coefficients): relative error 2^-53.5 for both (the rounding of the leading coefficient), which
-// reaches Phi scaled by x^2 P1/phi0 <= 1/25.
-inline constexpr int kSmallDegree = 8;
-inline constexpr double kSmallPhi[kSmallDegree + 1] = {
-    -0x1.1058377e2ceep-4,  0x1.46d0429768fa8p-7,  -0x1.37403f6b63c67p-10, 0x1.e42b0cf203349p-14,
-    -0x1.3ce8d2cce2d63p-17, 0x1.65774588abb49p-21, -0x1.5d1004907e1f2p-25, 0x1.fc4e16cc0d753p-31,
-    0x1.3e622dc29edb2p-30};
-inline constexpr double kSmallDeriv[kSmallDegree + 1] = {
+// x^3 P1(x^2) = Phi(x) - 1/2 - phi0 x (|x| <= 1, degree 12 in x^2) and x^3 R1(x^2) = f'(x) - 1/2 - 2 phi0 x
+// (|x| <= 1/2, degree 8), Horner, lowest degree first. Derivation: scripts/fit/gelu_f64_small.sollya
+// (fpminimax, relative, double coefficients): relative error 2^-53.5 for both (the rounding of the leading
+// coefficient), which reaches Phi scaled by |x^2 P1| / (|x| P) <= 1/6 and by |x P| / Phi <= 2.2.
+inline constexpr int kSmallPhiDegree = 12;
+inline constexpr double kSmallPhi[kSmallPhiDegree + 1] = {
+    -0x1.1058377e2ceep-4,   0x1.46d04297690acp-7,  -0x1.37403f6b8f111p-10, 0x1.e42b0d4226fe4p-14,
+    -0x1.3ce8f6cc870ep-17,  0x1.6588ea55156bfp-21, -0x1.61e3ee6fb7f7dp-25, 0x1.30085f9514e08p-29,
+    -0x1.968a77c063988p-36, -0x1.6c731536522aap-34, 0x1.e2d56761f90ffp-35, -0x1.5f38ff779ca74p-36,
+    0x1.c0601146124f5p-39};
+inline constexpr int kSmallDerivDegree = 8;
+inline constexpr double kSmallDeriv[kSmallDerivDegree + 1] = {
     -0x1.1058377e2ceep-2,  0x1.ea3863e31d896p-5,  -0x1.37403f6b82825p-7, 0x1.2e9ae83b60338p-10,
     -0x1.db5d643c73cb5p-14, 0x1.38d42aed3ccbbp-17, -0x1.60deb662e8187p-21, 0x1.312b6108dc46ep-25,
     0x1.8bd1e39237e71p-29};
@@ -203,50 +224,63 @@ inline constexpr double kMillsF64[kMillsDegree + 1] = {
     -0x1.cdd666e0a649bp-4,  0x1.039a9193fc1e5p-2,  -0x1.b94745b1378ddp-2, 0x1.3645c127b50b1p-1,
     -0x1.5f056cbb8ca54p-1,  0x1.38c51aba25f5bp-1,  -0x1.ace4306968c3dp-2, 0x1.ae48c6dfefcaap-3,
     -0x1.24f75e7a273edp-4,  0x1.e0357b1a427ffp-7,  -0x1.64f9fa9fe4a9ep-10};
-inline constexpr int kRootDegree = 17;
+// Dt(t0 + d) = d (w1 + d W2(d)) for t in [1/2, 5/4], W2 of degree 15 (d^2 .. d^17), Horner, lowest first;
+// t0 and w1 = Dt'(t0) as double-doubles. Derivation: scripts/fit/gelu_f64_root.sollya (fpminimax, relative,
+// double coefficients): relative error of Dt 2^-58.0 (of the fitted remainder 2^-53.9).
+inline constexpr int kRootDegree = 15;
 inline constexpr double kRootT0Hi = 0x1.80ead197f00b4p-1;
 inline constexpr double kRootT0Lo = -0x1.13e74c58cada8p-56;
-inline constexpr double kRootF64[kRootDegree] = {  // d^1 .. d^17
-    -0x1.b9d98fa5a3215p-2, 0x1.8d9a941de3ac4p-2,  0x1.2a2ef9bb85a62p-6,  -0x1.d2fa4c17c74eap-4,
-    0x1.e40882458a634p-7,  0x1.3e346dee0edap-6,   -0x1.297b9d9efe1f6p-8, -0x1.258a6b81dace3p-9,
-    0x1.86810ecb452dp-11,  0x1.86c53aff5740ep-13, -0x1.69602ee0d0052p-14, -0x1.761d4497876b9p-17,
-    0x1.ff66028b07b86p-18, 0x1.1bfe189cc47f6p-22, 0x1.5a0dc74abe4c6p-22, -0x1.378d7b7d910e5p-20,
-    0x1.2a9a505aeae58p-21};
+inline constexpr double kRootW1Hi = -0x1.b9d98fa5a3215p-2;
+inline constexpr double kRootW1Lo = -0x1.f7c1a23190c7cp-56;
+inline constexpr double kRootW2[kRootDegree + 1] = {
+    0x1.8d9a941de3ac5p-2,   0x1.2a2ef9bb865a5p-6,  -0x1.d2fa4c17c7c56p-4, 0x1.e4088244f944cp-7,
+    0x1.3e346def0d272p-6,   -0x1.297b9d6f4bf07p-8, -0x1.258a6d3f89f92p-9, 0x1.8680f54724feap-11,
+    0x1.86c80bd333aep-13,   -0x1.695effd5e4fd7p-14, -0x1.781dea7718fbbp-17, 0x1.0322ec65bfe41p-17,
+    0x1.d55457b8403b7p-22,  -0x1.e6812e74d467bp-22, -0x1.b85f64484392cp-23, 0x1.2eb855aa5ebb5p-23};
 
-inline constexpr double kSmallMax = 0.5;    // |x| < kSmallMax: small path
-inline constexpr double kRootMax = 1.25;    // -kRootMax < x <= -kSmallMax: root path (derivative)
+// Path boundaries. Forward: |x| < 1 small path (there Phi = 1/2 + x P cancels by at most 2.2x, while the
+// Mills-ratio polynomial's Horner rounding grows towards tau = 1). Derivative: |x| < 1/2 small path,
+// -5/4 < x <= -1/2 root path, else the tail.
+inline constexpr double kSmallMaxFwd = 1.0;
+inline constexpr double kSmallMaxDeriv = 0.5;
+inline constexpr double kRootMax = 1.25;
 inline constexpr double kExactTMax = 40.0;  // t > 40: Q(t) = 0 in double (t Q(t) < 2^-1150)
 
 // x Phi(x) or f'(x) for |x| < 1/2.
 template <bool kDerivative, class D, class V = hn::Vec<D>>
 HWY_INLINE V ExactSmall(D d, V x) {
-  const double (&c)[kSmallDegree + 1] = kDerivative ? kSmallDeriv : kSmallPhi;
   // Leading coefficient phi0 (Phi) or 2 phi0 (f') as a double-double.
   const double c0h = kDerivative ? 2.0 * kPhi0Hi : kPhi0Hi;
   const double c0l = kDerivative ? 2.0 * kPhi0Lo : kPhi0Lo;
-  const V s = hn::Mul(x, x);  // its rounding moves the result by < 2^-57 relative
-  const V ps = hn::MulAdd(s, Horner<0, kSmallDegree>(d, s, c), hn::Set(d, c0l));
+  const V s = hn::Mul(x, x);  // its rounding moves the result by < 2^-56 relative
+  V q;
+  if constexpr (kDerivative) {
+    q = Horner<0, kSmallDerivDegree>(d, s, kSmallDeriv);
+  } else {
+    q = Horner<0, kSmallPhiDegree>(d, s, kSmallPhi);
+  }
+  const V ps = hn::MulAdd(s, q, hn::Set(d, c0l));
   V pl;
-  const V ph = FastTwoSum(hn::Set(d, c0h), ps, pl);  // |s P1| < c0 / 20
+  const V ph = FastTwoSum(hn::Set(d, c0h), ps, pl);  // |s P1| <= c0 / 6
   V ml;
   const V mh = TwoProd(d, x, ph, ml);
   ml = hn::MulAdd(x, pl, ml);
   const V half = hn::Set(d, 0.5);
   V bl;
-  const V bh = FastTwoSum(half, mh, bl);  // |x P| <= 0.4 < 1/2
+  const V bh = FastTwoSum(half, mh, bl);  // |x P| <= 0.35 (Phi), 0.4 (f') < 1/2
   bl = hn::Add(bl, ml);
   if constexpr (kDerivative) return hn::Add(bh, bl);
   return hn::MulAdd(x, bh, hn::Mul(x, bl));
 }
 
-// f'(-t) for t in [1/2, 5/4]: d W(d), d = t - t0 (t - t0hi exact by Sterbenz, t0lo carried separately).
+// f'(-t) for t in [1/2, 5/4]: d (w1 + d W2(d)), d = t - t0 = dh + dl (t - t0hi exact by Sterbenz).
 template <class D, class V = hn::Vec<D>>
 HWY_INLINE V ExactRoot(D d, V t) {
   const V dh = hn::Sub(t, hn::Set(d, kRootT0Hi));
   const V dl = hn::Set(d, -kRootT0Lo);
-  const V wd = hn::Mul(dh, Horner<1, kRootDegree - 1>(d, dh, kRootF64));
+  const V wd = hn::MulAdd(dh, Horner<0, kRootDegree>(d, dh, kRootW2), hn::Set(d, kRootW1Lo));
   V wl;
-  const V wh = TwoSum(hn::Set(d, kRootF64[0]), wd, wl);
+  const V wh = TwoSum(hn::Set(d, kRootW1Hi), wd, wl);
   return hn::MulAdd(dh, wh, hn::MulAdd(dh, wl, hn::Mul(dl, wh)));
 }
 
@@ -254,7 +288,7 @@ HWY_INLINE V ExactRoot(D d, V t) {
 template <bool kDerivative, class D, class V = hn::Vec<D>>
 HWY_INLINE V ExactF64(D d, V x) {
   const V t = hn::Abs(x);
-  const auto small = hn::Lt(t, hn::Set(d, kSmallMax));
+  const auto small = hn::Lt(t, hn::Set(d, kDerivative ? kSmallMaxDeriv : kSmallMaxFwd));
   const auto negative = hn::Lt(x, hn::Zero(d));
   V result = hn::Zero(d);
   if (!hn::AllFalse(d, small)) result = ExactSmall<kDerivative>(d, x);
@@ -269,9 +303,10 @@ HWY_INLINE V ExactF64(D d, V x) {
     // 1/tau ~ den_h/p suffices for this tiny correction), so S(t) = S(t') + S'(t) dt to first order.
     const V rr = ResidualNegMulAdd(d, tau, den_h, p);
     const V dt = hn::Mul(hn::MulSub(tau, den_l, rr), hn::Mul(den_h, hn::Set(d, kMillsInvP)));
-    const V sh = Horner<0, kMillsDegree>(d, tau, kMillsF64);
+    V sl;
+    const V sh = HornerDd<3, kMillsDegree>(d, tau, kMillsF64, sl);
     const V phi0 = hn::Set(d, kPhi0Hi);
-    const V sc = hn::Mul(hn::MulSub(tc, sh, phi0), dt);  // S(t) = sh + sc (S' = t S - phi0)
+    const V sc = hn::MulAdd(hn::MulSub(tc, sh, phi0), dt, sl);  // S(t) = sh + sc (S' = t S - phi0)
     // exp(-t^2/2) with t^2 = t2h + t2l exactly.
     V t2l;
     const V t2h = TwoProd(d, tc, tc, t2l);
