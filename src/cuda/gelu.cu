@@ -169,7 +169,9 @@ __device__ void InitTablesForm(int i) {
   if (i < Bf16Range::kEntries) {
     const uint16_t in[1] = {Bf16Range::Value(i)};
     g_bf16_forward[Form][i] = ForwardBf16Op<Form>::Apply(in);
-    g_bf16_derivative[Form][i] = common::GeluF32InDouble(Bf16::ToFloat(in[0]), Form, true);
+    // The double that common::BackwardHalf multiplies grad_out by.
+    const float x = common::Bf16ToFloat(in[0]);
+    g_bf16_derivative[Form][i] = common::NegativeTailDerivative(x, common::GeluF32InDouble(x, Form, true));
   }
   if (i < F16Range::kEntries) {
     const uint16_t in[1] = {F16Range::Value(i)};
@@ -199,7 +201,7 @@ struct ForwardHalfTable {
   static constexpr int kInputs = 1;
   static constexpr size_t kSharedBytes = Range::kEntries * sizeof(uint16_t);
   __device__ __forceinline__ static const uint16_t* Global() {
-    if constexpr (std::is_same_v<Format, Bf16>) {
+    if constexpr (std::is_same_v<Format, common::Bf16>) {
       return g_bf16_forward[Form];
     } else {
       return g_f16_forward[Form];
@@ -226,14 +228,14 @@ struct BackwardBf16Table {
   __device__ __forceinline__ static T Apply(const T (&in)[2], const uint4* shared) {
     const int index = Bf16Range::Index(in[1]);
     if (index < 0) return BackwardBf16Op<Form>::Apply(in);
-    // The same product BackwardHalfOp forms: grad_out (exact in double) times f'(x) in double, rounded once.
-    const double g = Bf16::ToFloat(in[0]);
-    return Bf16::FromDouble(g * reinterpret_cast<const double*>(shared)[index]);
+    // The same product common::BackwardHalf forms: grad_out (exact in double) times f'(x), rounded once.
+    const double g = common::Bf16ToFloat(in[0]);
+    return common::DoubleToBf16(g * reinterpret_cast<const double*>(shared)[index]);
   }
 };
 
-template <int Form> using ForwardBf16Table = ForwardHalfTable<Bf16, Bf16Range, Form>;
-template <int Form> using ForwardF16Table = ForwardHalfTable<F16, F16Range, Form>;
+template <int Form> using ForwardBf16Table = ForwardHalfTable<common::Bf16, Bf16Range, Form>;
+template <int Form> using ForwardF16Table = ForwardHalfTable<common::F16, F16Range, Form>;
 
 // ---------------------------------------------------------------------------------------------------------
 // Host side: errors, argument checks, launch geometry.

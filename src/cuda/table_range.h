@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: Apache-2.0
 // Index of a 16-bit value in the CUDA kernels' lookup tables (src/cuda/gelu.cu): the tables cover a band of
 // binades, both signs, and every other input is computed directly. __host__ __device__ so that the host tests
-// (tests/cuda/half_convert_test.cc) check the mapping without a GPU.
+// (tests/cuda/table_range_test.cc) check the mapping without a GPU.
 #ifndef GELU_SRC_CUDA_TABLE_RANGE_H_
 #define GELU_SRC_CUDA_TABLE_RANGE_H_
 
 #include <cstdint>
 
-#include "src/cuda/half_convert.h"  // GELU_HALF_HD
+#include "src/common/gelu_scalar.h"  // GELU_HD
 
 namespace gelu::cuda {
 
@@ -18,13 +18,13 @@ struct TableRange {
   static constexpr int kMantissaBits = kMantissaBits_;
   static constexpr int kEntries = 2 * kBinades << kMantissaBits;  // both signs
   // The table index of h, or -1 outside the range (the unsigned subtraction wraps below kE0).
-  GELU_HALF_HD static int Index(uint16_t h) {
+  GELU_HD static int Index(uint16_t h) {
     const unsigned e = (h >> kMantissaBits) & ((1u << (15 - kMantissaBits)) - 1);
     const unsigned k = e - static_cast<unsigned>(kE0);
     if (k >= static_cast<unsigned>(kBinades)) return -1;
     return static_cast<int>((((h >> 15) * kBinades + k) << kMantissaBits) | (h & ((1u << kMantissaBits) - 1)));
   }
-  GELU_HALF_HD static uint16_t Value(int index) {  // inverse of Index
+  GELU_HD static uint16_t Value(int index) {  // inverse of Index
     const int per_sign = kBinades << kMantissaBits;
     const int sign = index / per_sign, rest = index % per_sign;
     return static_cast<uint16_t>((sign << 15) | ((kE0 + (rest >> kMantissaBits)) << kMantissaBits) |

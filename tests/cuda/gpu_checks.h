@@ -4,9 +4,9 @@
 // standalone driver gelu_cuda_check.cc that bench/gpu/check.sh builds with nvcc alone (no GTest, no Highway).
 //
 // Each check returns a Report: what it compared, how many mismatches, the first ones in hexadecimal. Equality is
-// bitwise, except that a float32 NaN matches any NaN (host and device propagate NaN payloads differently; the
-// 16-bit types return one canonical NaN on both sides, so they compare bitwise throughout). Outputs are poisoned
-// before every call and guard elements around them are checked, so unwritten and stray writes both show.
+// bitwise, except that a NaN matches any NaN (host and device propagate NaN payloads differently). Outputs are
+// poisoned before every call and guard elements around them are checked, so unwritten and stray writes both
+// show.
 #ifndef GELU_TESTS_CUDA_GPU_CHECKS_H_
 #define GELU_TESTS_CUDA_GPU_CHECKS_H_
 
@@ -153,9 +153,17 @@ inline void SetElement(Type t, void* p, size_t i, uint32_t v) {
     std::memcpy(static_cast<char*>(p) + 2 * i, &h, 2);
   }
 }
-inline bool IsNanF32(uint32_t u) { return (u & 0x7FFFFFFFu) > 0x7F800000u; }
+inline bool IsNan(Type t, uint32_t u) {
+  switch (t) {
+    case Type::kF32: return (u & 0x7FFFFFFFu) > 0x7F800000u;
+    case Type::kBf16: return (u & 0x7FFFu) > 0x7F80u;
+    default: return (u & 0x7FFFu) > 0x7C00u;
+  }
+}
+// Bitwise, except that NaN matches NaN: the device's double arithmetic returns a canonical NaN where the host
+// propagates the input's payload (and sign), and the 16-bit rounding keeps whatever sign and payload it gets.
 inline bool SameResult(Type t, uint32_t got, uint32_t want) {
-  return got == want || (t == Type::kF32 && IsNanF32(got) && IsNanF32(want));
+  return got == want || (IsNan(t, got) && IsNan(t, want));
 }
 
 struct Report {
@@ -379,9 +387,9 @@ inline void RandomFill(Type t, void* p, size_t n, uint64_t seed) {
     if (t == Type::kF32) {
       SetElement(t, p, i, bits);
     } else if (t == Type::kBf16) {
-      SetElement(t, p, i, (r & 7) == 0 ? bits >> 16 : gelu::cuda::Bf16::FromDouble(v));
+      SetElement(t, p, i, (r & 7) == 0 ? bits >> 16 : gelu::common::DoubleToBf16(v));
     } else {
-      SetElement(t, p, i, (r & 7) == 0 ? bits >> 16 : gelu::cuda::F16::FromDouble(v));
+      SetElement(t, p, i, (r & 7) == 0 ? bits >> 16 : gelu::common::DoubleToF16(v));
     }
   }
 }
