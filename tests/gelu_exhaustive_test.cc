@@ -107,19 +107,21 @@ TEST(GeluExhaustiveTest, F32AllInputsAllFunctionsAllTargets) {
             std::fprintf(stderr, "exhaustive: chunk %u of %u, %.0f s\n", c, kChunks,
                          std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
           }
-          for (size_t f = 0; f < kNumFunctions; ++f) {
-            const Function& fn = kFunctions[f];
-            const auto form = static_cast<gelu::reference::Form>(fn.form);
-            for (uint32_t i = 0; i < kChunk; ++i) {
-              const double r = fn.derivative ? gelu::reference::Derivative(x[i], form)
-                                             : gelu::reference::Forward(x[i], form);
-              worst[w][0][f].Add(x[i], y[0][f][i], r, fn.derivative);
+          for (uint32_t i = 0; i < kChunk; ++i) {
+            gelu::reference::ValueAndDerivative ref[3];
+            for (int form = 0; form < 3; ++form) {
+              ref[form] = gelu::reference::ForwardAndDerivative(x[i], static_cast<gelu::reference::Form>(form));
+            }
+            for (size_t f = 0; f < kNumFunctions; ++f) {
+              const Function& fn = kFunctions[f];
+              const double r = fn.derivative ? ref[fn.form].derivative : ref[fn.form].value;
+              const float y0 = y[0][f][i];
+              const double e0 = Worst::Error(x[i], y0, r, fn.derivative);
+              worst[w][0][f].AddError(x[i], y0, r, fn.derivative, e0);
               for (size_t t = 1; t < num_targets; ++t) {
-                if (std::bit_cast<uint32_t>(y[t][f][i]) != std::bit_cast<uint32_t>(y[0][f][i])) {
-                  worst[w][t][f].Add(x[i], y[t][f][i], r, fn.derivative);
-                } else {
-                  worst[w][t][f].Add(x[i], y[0][f][i], r, fn.derivative);  // same bits, same error: cheap path
-                }
+                const float yt = y[t][f][i];
+                const bool same = std::bit_cast<uint32_t>(yt) == std::bit_cast<uint32_t>(y0);
+                worst[w][t][f].AddError(x[i], yt, r, fn.derivative, same ? e0 : Worst::Error(x[i], yt, r, fn.derivative));
               }
             }
           }

@@ -39,7 +39,8 @@ inline double Forward(double x, Form form) {
   if (form == Form::none) return 0.5 * x * std::erfc(-x * kSqrt1_2);
   const double z = SigmoidArgument(x, form);
   const double e = std::exp(-std::fabs(z));  // in (0, 1]: never overflows
-  const double sigmoid = (z >= 0 ? 1.0 : e) / (1.0 + e);
+  const double r = 1.0 / (1.0 + e);
+  const double sigmoid = z >= 0 ? r : e * r;
   return x * sigmoid;
 }
 
@@ -59,6 +60,27 @@ inline double Derivative(double x, Form form) {
   // x * slope overflows only where e * r * r is 0: skip the term there (inf * 0 would be NaN).
   const double dsigmoid = e * r * r;
   return dsigmoid == 0.0 ? sigmoid : sigmoid + x * slope * dsigmoid;
+}
+
+// f(x) and f'(x) together, sharing erfc/exp: the exhaustive test evaluates both for every input.
+// Same operations as Forward and Derivative, so the same values.
+struct ValueAndDerivative {
+  double value, derivative;
+};
+inline ValueAndDerivative ForwardAndDerivative(double x, Form form) {
+  if (std::isnan(x)) return {x, x};
+  if (std::isinf(x)) return x > 0 ? ValueAndDerivative{x, 1.0} : ValueAndDerivative{-0.0, 0.0};
+  if (form == Form::none) {
+    const double erfc = std::erfc(-x * kSqrt1_2);
+    return {0.5 * x * erfc, 0.5 * erfc + x * kInvSqrt2Pi * std::exp(-0.5 * x * x)};
+  }
+  const double z = SigmoidArgument(x, form);
+  const double e = std::exp(-std::fabs(z));
+  const double r = 1.0 / (1.0 + e);
+  const double sigmoid = z >= 0 ? r : e * r;
+  const double dsigmoid = e * r * r;
+  const double slope = SigmoidArgumentSlope(x, form);
+  return {x * sigmoid, dsigmoid == 0.0 ? sigmoid : sigmoid + x * slope * dsigmoid};
 }
 
 }  // namespace gelu::reference

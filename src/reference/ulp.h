@@ -8,16 +8,21 @@
 #define GELU_SRC_REFERENCE_ULP_H_
 
 #include <algorithm>
+#include <bit>
+#include <cstdint>
 #include <cmath>
 #include <limits>
 
 namespace gelu::reference {
 
 inline double UlpF32(double r) {
-  if (r == 0) return 0x1p-149;
-  int e;
-  std::frexp(r, &e);
-  return std::ldexp(1.0, std::max(e, -125) - 24);
+  // frexp's exponent e, read from the bits (r is a finite double; r = 0 and doubles below 2^-1022, far under
+  // float32's range, take the 2^-149 floor).
+  const uint64_t bits = std::bit_cast<uint64_t>(r);
+  const int biased = static_cast<int>((bits >> 52) & 0x7ff);
+  const int e = biased - 1022;
+  if (r == 0 || std::max(e, -125) - 24 < -149) return 0x1p-149;
+  return std::bit_cast<double>(static_cast<uint64_t>(std::max(e, -125) - 24 + 1023) << 52);
 }
 
 inline double UlpErrorF32(float y, double r) {
@@ -39,15 +44,20 @@ struct Worst {
   double abs24 = 0;    // max absolute error / 2^-24 inside the near-root zone
   float abs_x = 0;
 
-  void Add(float xi, float yi, double ri, bool derivative) {
-    if (derivative && NearDerivativeRoot(xi, ri)) {
-      const double a = std::fabs(static_cast<double>(yi) - ri) * 0x1p24;
-      if (!(a <= abs24)) { abs24 = a; abs_x = xi; }
-      return;
-    }
-    const double u = UlpErrorF32(yi, ri);
-    if (!(u <= ulp)) { ulp = u; x = xi; y = yi; r = ri; }
+  // The error of yi against ri in this tracker's metric: ULP, or (near a derivative's root) abs / 2^-24.
+  static double Error(float xi, float yi, double ri, bool derivative) {
+    if (derivative && NearDerivativeRoot(xi, ri)) return std::fabs(static_cast<double>(yi) - ri) * 0x1p24;
+    return UlpErrorF32(yi, ri);
   }
+  // Records an error computed by Error() (lets a caller reuse it for identical results).
+  void AddError(float xi, float yi, double ri, bool derivative, double error) {
+    if (derivative && NearDerivativeRoot(xi, ri)) {
+      if (!(error <= abs24)) { abs24 = error; abs_x = xi; }
+    } else if (!(error <= ulp)) {
+      ulp = error; x = xi; y = yi; r = ri;
+    }
+  }
+  void Add(float xi, float yi, double ri, bool derivative) { AddError(xi, yi, ri, derivative, Error(xi, yi, ri, derivative)); }
   void Merge(const Worst& o) {
     if (!(o.ulp <= ulp)) { ulp = o.ulp; x = o.x; y = o.y; r = o.r; }
     if (!(o.abs24 <= abs24)) { abs24 = o.abs24; abs_x = o.abs_x; }
