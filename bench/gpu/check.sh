@@ -48,16 +48,21 @@ nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.mem --f
 common=(-O3 -std=c++20 -I. -Iinclude)
 host_flags="-O3,-march=native,-ffp-contract=off,-pthread"
 echo "== build ($out)"
-"$nvcc" "${common[@]}" -gencode "arch=compute_${arch},code=[sm_${arch},compute_${arch}]" --fmad=false \
-  -Xcompiler -fPIC,-fvisibility=hidden,-ffp-contract=off -DGELU_BUILDING -shared src/cuda/gelu.cu \
-  -o "$out/libgelu_cuda.so" &
+cu_flags=(-gencode "arch=compute_${arch},code=[sm_${arch},compute_${arch}]" --fmad=false
+  -Xcompiler -fPIC,-fvisibility=hidden,-ffp-contract=off -DGELU_BUILDING)
+"$nvcc" "${common[@]}" "${cu_flags[@]}" -c src/cuda/gelu.cu -o "$out/gelu.o" &
 lib_pid=$!
+"$nvcc" "${common[@]}" "${cu_flags[@]}" -c src/cuda/gelu_fused.cu -o "$out/gelu_fused.o" &
+fused_pid=$!
 "$nvcc" "${common[@]}" -Xcompiler "$host_flags" -c tests/cuda/gelu_cuda_check.cc -o "$out/gelu_cuda_check.o" &
 check_pid=$!
 "$nvcc" "${common[@]}" -Xcompiler "$host_flags" -c bench/gpu/gelu_gpu_bench.cc -o "$out/gelu_gpu_bench.o" &
 bench_pid=$!
 build_ok=1
-for pid in $lib_pid $check_pid $bench_pid; do wait "$pid" || build_ok=0; done
+for pid in $lib_pid $fused_pid $check_pid $bench_pid; do wait "$pid" || build_ok=0; done
+if [ "$build_ok" = 1 ]; then
+  "$nvcc" -shared "$out/gelu.o" "$out/gelu_fused.o" -o "$out/libgelu_cuda.so" || build_ok=0
+fi
 if [ "$build_ok" = 1 ]; then
   for prog in gelu_cuda_check gelu_gpu_bench; do
     "$nvcc" -Xcompiler -pthread "$out/$prog.o" -L"$out" -lgelu_cuda -Xlinker -rpath,'$ORIGIN' -o "$out/$prog" ||

@@ -63,6 +63,36 @@ GELU_API gelu_status gelu_cuda_forward_f16(const uint16_t* x, uint16_t* y, size_
 GELU_API gelu_status gelu_cuda_backward_f16(const uint16_t* grad_out, const uint16_t* x, uint16_t* grad_in,
                                             size_t n, gelu_approximate approximate, void* stream);
 
+/* Fused bias + GELU and GEGLU: the functions of gelu.h (gelu_bias_*, gelu_geglu_*, gelu_geglu_rows_*) for device
+ * arrays, with the same formulas, argument rules and bits (grad_bias summed in the CPU's order: rows in blocks of
+ * ceil(rows/64), each block in row order, block sums in block order, in double, rounded once):
+ *   bias:  y[r][c] = f(fl32(x[r][c] + bias[c])) over a row-major rows x cols matrix; backward grad_x = grad_out *
+ *          f'(h), grad_bias[c] = sum over r of the unrounded products (set to 0 when rows == 0).
+ *   geglu: y = f(a) * b (product in double, rounded once); backward grad_a = grad_out * b * f'(a),
+ *          grad_b = grad_out * f(a). The _rows forms take a = x[r][0:cols], b = x[r][cols:2*cols] of a rows x 2*cols
+ *          x (grad_x likewise).
+ * Bias backward allocates row-blocks x cols doubles of stream-ordered scratch (cudaMallocAsync) per call. */
+#define GELU_CUDA_DECLARE_FUSED(suffix, T)                                                                        \
+  GELU_API gelu_status gelu_cuda_bias_forward_##suffix(const T* x, const T* bias, T* y, size_t rows, size_t cols, \
+                                                       gelu_approximate approximate, void* stream);               \
+  GELU_API gelu_status gelu_cuda_bias_backward_##suffix(const T* grad_out, const T* x, const T* bias, T* grad_x,  \
+                                                        T* grad_bias, size_t rows, size_t cols,                   \
+                                                        gelu_approximate approximate, void* stream);              \
+  GELU_API gelu_status gelu_cuda_geglu_forward_##suffix(const T* a, const T* b, T* y, size_t n,                   \
+                                                        gelu_approximate approximate, void* stream);              \
+  GELU_API gelu_status gelu_cuda_geglu_backward_##suffix(const T* grad_out, const T* a, const T* b, T* grad_a,    \
+                                                         T* grad_b, size_t n, gelu_approximate approximate,       \
+                                                         void* stream);                                           \
+  GELU_API gelu_status gelu_cuda_geglu_rows_forward_##suffix(const T* x, T* y, size_t rows, size_t cols,          \
+                                                             gelu_approximate approximate, void* stream);         \
+  GELU_API gelu_status gelu_cuda_geglu_rows_backward_##suffix(const T* grad_out, const T* x, T* grad_x,           \
+                                                              size_t rows, size_t cols,                           \
+                                                              gelu_approximate approximate, void* stream);
+GELU_CUDA_DECLARE_FUSED(f32, float)
+GELU_CUDA_DECLARE_FUSED(bf16, uint16_t)
+GELU_CUDA_DECLARE_FUSED(f16, uint16_t)
+#undef GELU_CUDA_DECLARE_FUSED
+
 /* CUDA's text for the last GELU_CUDA_ERROR returned on the calling host thread, prefixed with the CUDA call
  * that failed, e.g. "cudaGetDevice: no CUDA-capable device is detected"; "" if none has been returned on this
  * thread. Successful calls leave it as it is; the pointer stays valid for the thread's lifetime. */

@@ -40,6 +40,7 @@
 #include <mutex>
 #include <type_traits>
 
+#include "src/cuda/cuda_common.h"
 #include "src/cuda/gelu_ops.h"
 #include "src/cuda/table_range.h"
 
@@ -49,7 +50,6 @@ namespace {
 constexpr int kThreads = 256;     // per block; 8 warps, any multiple of 32 would do for elementwise work
 constexpr int kUnroll = 4;        // 16-byte vectors in flight per thread and input (64 bytes)
 constexpr int kVectorBytes = 16;  // uint4
-constexpr int kMaxDevices = 64;   // per-device caches below; more devices are queried on every call
 
 // ---------------------------------------------------------------------------------------------------------
 // The kernel.
@@ -241,21 +241,6 @@ template <int Form> using ForwardF16Table = ForwardHalfTable<common::F16, F16Ran
 // ---------------------------------------------------------------------------------------------------------
 // Host side: errors, argument checks, launch geometry.
 
-thread_local char g_last_error[256] = "";
-
-gelu_status CudaFailure(const char* call, cudaError_t err) {
-  std::snprintf(g_last_error, sizeof g_last_error, "%s: %s (%s)", call, cudaGetErrorString(err),
-                cudaGetErrorName(err));
-  return GELU_CUDA_ERROR;
-}
-
-// True if [a, a + bytes) and [b, b + bytes) share a byte but a != b (exact aliasing is allowed).
-bool PartialOverlap(const void* a, const void* b, size_t bytes) {
-  const uintptr_t pa = reinterpret_cast<uintptr_t>(a), pb = reinterpret_cast<uintptr_t>(b);
-  if (pa == pb) return false;
-  return pa < pb ? pb - pa < bytes : pa - pb < bytes;
-}
-
 template <class T, int kInputs>
 bool ValidArguments(const T* const (&in)[kInputs], const T* out, size_t n) {
   if (n > SIZE_MAX / sizeof(T)) return false;
@@ -438,6 +423,6 @@ gelu_status gelu_cuda_backward_f16(const uint16_t* grad_out, const uint16_t* x, 
   return gelu::cuda::Run<gelu::cuda::BackwardF16Op>(in, grad_in, n, approximate, stream);
 }
 
-const char* gelu_cuda_last_error_string(void) { return gelu::cuda::g_last_error; }
+const char* gelu_cuda_last_error_string(void) { return gelu::cuda::g_last_error; }  // cuda_common.h
 
 }  // extern "C"

@@ -4,7 +4,7 @@
 // folder run the same checks under CTest.
 //
 // Usage: gelu_cuda_check [--quick] [--no-large] [--only SUBSTRING]
-//   --quick     sizes/offsets, argument checks and the 16-bit forward functions only (seconds)
+//   --quick     sizes/offsets, fused shapes, argument checks and the 16-bit forward functions only (seconds)
 //   --no-large  skip the in-place 2^34 + 3 element check (64 GiB of device memory)
 // Exit status: 0 all passed, 1 a check failed, 77 no usable GPU (nothing was checked).
 #include <chrono>
@@ -12,6 +12,7 @@
 #include <cstring>
 #include <string>
 
+#include "tests/cuda/fused_checks.h"
 #include "tests/cuda/gpu_checks.h"
 
 namespace {
@@ -70,6 +71,14 @@ int main(int argc, char** argv) {
   Run("invalid arguments (device memory)", only, [] { return CheckInvalidArguments(true); });
   for (const Function& f : AllFunctions()) {
     Run("sizes/offsets " + f.Name(), only, [&] { return CheckSizesAndOffsets(f); });
+  }
+  for (Type t : {Type::kF32, Type::kBf16, Type::kF16}) {
+    for (FusedOp op : AllFusedOps()) {
+      for (int form = 0; form < 3; ++form) {
+        Run(std::string("fused ") + FusedName(op) + "_" + TypeName(t) + "/" + FormName(form), only,
+            [&] { return CheckFusedOnDevice(t, op, form); });
+      }
+    }
   }
   for (const Function& f : AllFunctions()) {
     const bool small = f.type != Type::kF32 && !f.backward;  // 65,536 inputs

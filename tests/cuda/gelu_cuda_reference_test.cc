@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "gelu/gelu.h"
+#include "tests/cuda/fused_checks.h"
 #include "tests/cuda/gpu_checks.h"
 
 namespace gelu::cuda_test {
@@ -106,6 +107,96 @@ std::string ParamName(const testing::TestParamInfo<Function>& info) {
 }
 
 INSTANTIATE_TEST_SUITE_P(AllFunctions, GeluCudaReferenceTest, testing::ValuesIn(AllFunctions()), ParamName);
+
+// The fused functions' host reference (element functions + the CPU's grad_bias order) against the CPU library.
+template <class T>
+gelu_status CpuFusedTyped(Type t, FusedOp op, gelu_approximate a, const void* gv, const void* xv, const void* bv,
+                          void* yv, void* y2v, size_t rows, size_t cols) {
+  const T* g = static_cast<const T*>(gv);
+  const T* x = static_cast<const T*>(xv);
+  const T* b = static_cast<const T*>(bv);
+  T* y = static_cast<T*>(yv);
+  T* y2 = static_cast<T*>(y2v);
+  const size_t n = rows * cols;
+#define GELU_CPU_FUSED(suffix)                                                                       \
+  switch (op) {                                                                                      \
+    case FusedOp::kBiasForward: return gelu_bias_forward_##suffix(x, b, y, rows, cols, a);           \
+    case FusedOp::kBiasBackward: return gelu_bias_backward_##suffix(g, x, b, y, y2, rows, cols, a);   \
+    case FusedOp::kGegluForward: return gelu_geglu_forward_##suffix(x, b, y, n, a);                  \
+    case FusedOp::kGegluBackward: return gelu_geglu_backward_##suffix(g, x, b, y, y2, n, a);         \
+    case FusedOp::kGegluRowsForward: return gelu_geglu_rows_forward_##suffix(x, y, rows, cols, a);   \
+    default: return gelu_geglu_rows_backward_##suffix(g, x, y, rows, cols, a);                       \
+  }
+  if constexpr (std::is_same_v<T, float>) {
+    GELU_CPU_FUSED(f32)
+  } else {
+    if (t == Type::kBf16) {
+      GELU_CPU_FUSED(bf16)
+    } else {
+      GELU_CPU_FUSED(f16)
+    }
+  }
+#undef GELU_CPU_FUSED
+}
+
+struct FusedParam {
+  Type type;
+  FusedOp op;
+};
+void PrintTo(const FusedParam& p, std::ostream* os) { *os << FusedName(p.op) << "_" << TypeName(p.type); }
+
+class GeluCudaFusedReferenceTest : public testing::TestWithParam<FusedParam> {};
+
+TEST_P(GeluCudaFusedReferenceTest, HostReferenceEqualsCpuLibrary) {
+  const FusedParam p = GetParam();
+  const size_t es = TypeSize(p.type);
+  uint64_t seed = 11, compared = 0;
+  for (const auto& [rows, cols] : std::vector<std::pair<size_t, size_t>>{
+           {1, 1}, {3, 5}, {64, 7}, {65, 9}, {200, 3}, {1000, 17}, {7, 1000}, {0, 5}}) {
+    if (rows == 0 && p.op != FusedOp::kBiasBackward) continue;
+    for (int form = 0; form < 3; ++form) {
+      FusedArrays host, cpu;
+      FusedInputs(p.type, p.op, rows, cols, ++seed, &host);
+      cpu = host;
+      HostFused(p.type, p.op, form, &host, rows, cols);
+      const auto a = static_cast<gelu_approximate>(form);
+      ASSERT_EQ(p.type == Type::kF32
+                    ? CpuFusedTyped<float>(p.type, p.op, a, cpu.g.data(), cpu.x.data(), cpu.b.data(), cpu.y.data(),
+                                           cpu.y2.data(), rows, cols)
+                    : CpuFusedTyped<uint16_t>(p.type, p.op, a, cpu.g.data(), cpu.x.data(), cpu.b.data(),
+                                              cpu.y.data(), cpu.y2.data(), rows, cols),
+                GELU_OK);
+      for (int k = 0; k < 2; ++k) {
+        const std::vector<char>& want = k == 0 ? cpu.y : cpu.y2;
+        const std::vector<char>& got = k == 0 ? host.y : host.y2;
+        const size_t m = FusedOutputElements(p.op, rows, cols, k);
+        for (size_t i = 0; i < m; ++i) {
+          const uint32_t w = Element(p.type, want.data(), i), h = Element(p.type, got.data(), i);
+          ASSERT_TRUE(SameResult(p.type, h, w))
+              << FusedName(p.op) << " " << TypeName(p.type) << "/" << FormName(form) << " " << rows << "x" << cols
+              << " output " << k << " element " << i << ": host reference " << Hex(h, p.type) << ", CPU library "
+              << Hex(w, p.type);
+        }
+        compared += m;
+      }
+      (void)es;
+    }
+  }
+  EXPECT_GT(compared, 0u);
+}
+
+std::vector<FusedParam> AllFusedParams() {
+  std::vector<FusedParam> ps;
+  for (Type t : {Type::kF32, Type::kBf16, Type::kF16}) {
+    for (FusedOp op : AllFusedOps()) ps.push_back({t, op});
+  }
+  return ps;
+}
+
+INSTANTIATE_TEST_SUITE_P(AllFused, GeluCudaFusedReferenceTest, testing::ValuesIn(AllFusedParams()),
+                         [](const testing::TestParamInfo<FusedParam>& info) {
+                           return std::string(FusedName(info.param.op)) + "_" + TypeName(info.param.type);
+                         });
 
 }  // namespace
 }  // namespace gelu::cuda_test

@@ -8,6 +8,7 @@
 #include <string>
 #include <thread>
 
+#include "tests/cuda/fused_checks.h"
 #include "tests/cuda/gpu_checks.h"
 
 namespace gelu::cuda_test {
@@ -85,6 +86,72 @@ std::string ParamName(const testing::TestParamInfo<Function>& info) {
 
 INSTANTIATE_TEST_SUITE_P(AllFunctions, GeluCudaFunctionTest, testing::ValuesIn(AllFunctions()), ParamName);
 INSTANTIATE_TEST_SUITE_P(SixteenBit, GeluCuda16BitForwardTest, testing::ValuesIn(SixteenBitForward()), ParamName);
+
+struct FusedParam {
+  Type type;
+  FusedOp op;
+  int form;
+};
+void PrintTo(const FusedParam& p, std::ostream* os) {
+  *os << FusedName(p.op) << "_" << TypeName(p.type) << "/" << FormName(p.form);
+}
+
+class GeluCudaFusedTest : public testing::TestWithParam<FusedParam> {};
+
+TEST_P(GeluCudaFusedTest, ShapesMatchHost) {
+  GELU_REQUIRE_GPU();
+  const FusedParam p = GetParam();
+  const Report r = CheckFusedOnDevice(p.type, p.op, p.form);
+  EXPECT_TRUE(r.ok()) << r.Summary();
+  EXPECT_GT(r.checked, 0u);
+}
+
+std::vector<FusedParam> AllFused() {
+  std::vector<FusedParam> ps;
+  for (Type t : {Type::kF32, Type::kBf16, Type::kF16}) {
+    for (FusedOp op : AllFusedOps()) {
+      for (int form = 0; form < 3; ++form) ps.push_back({t, op, form});
+    }
+  }
+  return ps;
+}
+
+std::string FusedParamName(const testing::TestParamInfo<FusedParam>& info) {
+  return std::string(FusedName(info.param.op)) + "_" + TypeName(info.param.type) + "_" + FormName(info.param.form);
+}
+
+INSTANTIATE_TEST_SUITE_P(AllFused, GeluCudaFusedTest, testing::ValuesIn(AllFused()), FusedParamName);
+
+TEST(GeluCudaFusedApi, InvalidArgumentsAreRejectedBeforeAnyCudaCall) {
+  // Host addresses stand in for device pointers; every case is rejected before a pointer is used.
+  std::vector<float> buf(64);
+  float* p = buf.data();
+  const auto none = GELU_APPROXIMATE_NONE;
+  EXPECT_EQ(gelu_cuda_bias_forward_f32(nullptr, p, p + 32, 2, 4, none, nullptr), GELU_INVALID_ARGUMENT);
+  EXPECT_EQ(gelu_cuda_bias_forward_f32(p, p + 2, p, 2, 4, none, nullptr), GELU_INVALID_ARGUMENT);  // bias in y
+  EXPECT_EQ(gelu_cuda_bias_forward_f32(p, p + 32, p + 1, 2, 4, none, nullptr), GELU_INVALID_ARGUMENT);  // x ~ y
+  EXPECT_EQ(gelu_cuda_bias_forward_f32(p, p + 32, p + 40, 2, 4, static_cast<gelu_approximate>(5), nullptr),
+            GELU_INVALID_ARGUMENT);
+  EXPECT_EQ(gelu_cuda_bias_forward_f32(p, p + 32, p + 40, SIZE_MAX / 2, 4, none, nullptr), GELU_INVALID_ARGUMENT);
+  EXPECT_EQ(gelu_cuda_bias_forward_f32(nullptr, nullptr, nullptr, 0, 4, none, nullptr), GELU_OK);
+  EXPECT_EQ(gelu_cuda_bias_backward_f32(p, p + 8, p + 16, p + 24, nullptr, 2, 4, none, nullptr),
+            GELU_INVALID_ARGUMENT);  // null grad_bias
+  EXPECT_EQ(gelu_cuda_bias_backward_f32(p, p + 8, p + 16, p + 24, p + 25, 2, 4, none, nullptr),
+            GELU_INVALID_ARGUMENT);  // grad_bias inside grad_x
+  EXPECT_EQ(gelu_cuda_bias_backward_f32(p, p + 8, p + 16, p + 24, p + 32, 2, 0, none, nullptr), GELU_OK);  // cols 0
+  EXPECT_EQ(gelu_cuda_geglu_forward_f32(p, p + 8, p + 1, 8, none, nullptr), GELU_INVALID_ARGUMENT);
+  EXPECT_EQ(gelu_cuda_geglu_backward_f32(p, p + 8, p + 16, p + 24, p + 28, 8, none, nullptr),
+            GELU_INVALID_ARGUMENT);  // grad_a and grad_b overlap
+  EXPECT_EQ(gelu_cuda_geglu_rows_forward_f32(p, p + 4, 2, 4, none, nullptr), GELU_INVALID_ARGUMENT);  // y in x
+  EXPECT_EQ(gelu_cuda_geglu_rows_backward_f32(p, p + 8, p + 10, 2, 4, none, nullptr), GELU_INVALID_ARGUMENT);
+  const uint16_t* h = reinterpret_cast<const uint16_t*>(p);
+  uint16_t* hy = reinterpret_cast<uint16_t*>(p + 32);
+  EXPECT_EQ(gelu_cuda_geglu_forward_bf16(h, reinterpret_cast<const uint16_t*>(reinterpret_cast<const char*>(h) + 1),
+                                         hy, 4, none, nullptr),
+            GELU_INVALID_ARGUMENT);  // misaligned b
+  EXPECT_EQ(gelu_cuda_bias_forward_f16(h, h + 8, hy, 1, 8, static_cast<gelu_approximate>(-1), nullptr),
+            GELU_INVALID_ARGUMENT);
+}
 
 }  // namespace
 }  // namespace gelu::cuda_test

@@ -1,0 +1,350 @@
+// SPDX-License-Identifier: Apache-2.0
+// Fused bias + GELU and GEGLU on the GPU (gelu_cuda.h), float32 / bf16 / fp16, forward and backward, with the CPU
+// library's semantics and bits (gelu.h: gelu_bias_*, gelu_geglu_*, gelu_geglu_rows_*): the per-element arithmetic
+// is src/cuda/gelu_ops.h (over gelu_scalar.h and half.h), and grad_bias is summed in the CPU's order.
+//
+// These kernels are plain (one element per thread and grid-stride step, no 16-byte vectors, no tables): correct
+// and coalesced, not yet tuned on a GPU (none was available when they were written; docs/CUDA.md).
+//
+// Indexing: a rows x cols problem is walked as a flat index i (coalesced: consecutive threads, consecutive
+// columns); each thread keeps its (row, column) and advances it by the grid stride without a division per step.
+//
+// grad_bias (bias backward): rows are split into blocks of ceil(rows / 64) rows, as the CPU splits them. One
+// thread per (row block, column) walks its rows in order, writes grad_x and sums the unrounded products in double
+// from +0; a second kernel adds the block sums in block order per column and rounds once. Same operations in the
+// same order as the CPU: the same bits, whatever the grid.
+#include <cuda_runtime.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <type_traits>
+
+#include "gelu/gelu_cuda.h"
+#include "src/cuda/cuda_common.h"
+#include "src/cuda/gelu_ops.h"
+
+namespace gelu::cuda {
+namespace {
+
+constexpr int kThreads = 256;
+constexpr size_t kMaxRowBlocks = 64;  // the CPU's kMaxRowBlocks (src/cpu/gelu_fused.cc)
+
+// (row, column) of flat index i in a rows x cols walk, advanced by a fixed stride.
+struct Walker {
+  size_t r, c, dr, dc, cols;
+  __device__ Walker(size_t i, size_t stride, size_t cols_)
+      : r(i / cols_), c(i % cols_), dr(stride / cols_), dc(stride % cols_), cols(cols_) {}
+  __device__ __forceinline__ void Advance() {
+    c += dc;
+    r += dr;
+    if (c >= cols) c -= cols, ++r;
+  }
+};
+
+__device__ __forceinline__ size_t ThreadIndex() {
+  return static_cast<size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+}
+__device__ __forceinline__ size_t GridStride() { return static_cast<size_t>(gridDim.x) * blockDim.x; }
+
+template <class Format, int Form>
+__global__ void __launch_bounds__(kThreads) BiasForwardKernel(const typename Storage<Format>::T* x,
+                                                              const typename Storage<Format>::T* bias,
+                                                              typename Storage<Format>::T* y, size_t n, size_t cols) {
+  const size_t stride = GridStride();
+  Walker w(ThreadIndex(), stride, cols);
+  for (size_t i = ThreadIndex(); i < n; i += stride, w.Advance()) {
+    y[i] = BiasForwardElement<Format>(x[i], bias[w.c], Form);
+  }
+}
+
+// Row block blockIdx.y; columns grid-stride over x.
+template <class Format, int Form>
+__global__ void __launch_bounds__(kThreads) BiasBackwardBlocks(const typename Storage<Format>::T* g,
+                                                               const typename Storage<Format>::T* x,
+                                                               const typename Storage<Format>::T* bias,
+                                                               typename Storage<Format>::T* grad_x, double* partial,
+                                                               size_t rows, size_t cols, size_t block) {
+  const size_t b = blockIdx.y;
+  const size_t r0 = b * block, r1 = r0 + block < rows ? r0 + block : rows;
+  for (size_t c = ThreadIndex(); c < cols; c += GridStride()) {
+    const auto bc = bias[c];
+    double sum = 0.0;
+    for (size_t r = r0; r < r1; ++r) {
+      const size_t i = r * cols + c;
+      const double v = BiasBackwardProduct<Format>(g[i], x[i], bc, Form);
+      grad_x[i] = Format::FromDouble(v);
+      sum += v;
+    }
+    partial[b * cols + c] = sum;
+  }
+}
+
+template <class Format>
+__global__ void __launch_bounds__(kThreads) BiasBackwardReduce(const double* partial, size_t blocks, size_t cols,
+                                                               typename Storage<Format>::T* grad_bias) {
+  for (size_t c = ThreadIndex(); c < cols; c += GridStride()) {
+    double total = blocks > 0 ? partial[c] : 0.0;
+    for (size_t b = 1; b < blocks; ++b) total += partial[b * cols + c];
+    grad_bias[c] = Format::FromDouble(total);
+  }
+}
+
+// GEGLU over rows x cols with row strides (in elements): y[r][c] = f(a[r][c]) * b[r][c].
+template <class Format, int Form>
+__global__ void __launch_bounds__(kThreads) GegluForwardKernel(const typename Storage<Format>::T* a, size_t lda,
+                                                               const typename Storage<Format>::T* b, size_t ldb,
+                                                               typename Storage<Format>::T* y, size_t ldy, size_t n,
+                                                               size_t cols) {
+  const size_t stride = GridStride();
+  Walker w(ThreadIndex(), stride, cols);
+  for (size_t i = ThreadIndex(); i < n; i += stride, w.Advance()) {
+    y[w.r * ldy + w.c] = GegluForwardElement<Format>(a[w.r * lda + w.c], b[w.r * ldb + w.c], Form);
+  }
+}
+
+template <class Format, int Form>
+__global__ void __launch_bounds__(kThreads) GegluBackwardKernel(
+    const typename Storage<Format>::T* g, size_t ldg, const typename Storage<Format>::T* a, size_t lda,
+    const typename Storage<Format>::T* b, size_t ldb, typename Storage<Format>::T* ga, size_t ldga,
+    typename Storage<Format>::T* gb, size_t ldgb, size_t n, size_t cols) {
+  const size_t stride = GridStride();
+  Walker w(ThreadIndex(), stride, cols);
+  for (size_t i = ThreadIndex(); i < n; i += stride, w.Advance()) {
+    using T = typename Storage<Format>::T;
+    // Every input is read before either output is written: outputs may alias inputs exactly.
+    const T gv = g[w.r * ldg + w.c], av = a[w.r * lda + w.c], bv = b[w.r * ldb + w.c];
+    T outa, outb;
+    GegluBackwardElement<Format>(gv, av, bv, Form, &outa, &outb);
+    ga[w.r * ldga + w.c] = outa;
+    gb[w.r * ldgb + w.c] = outb;
+  }
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Host side.
+
+// Blocks for n independent elements: enough to cover them, at most 8 per SM (each thread then loops).
+gelu_status Blocks(size_t n, unsigned* blocks) {
+  int device = 0, sms = 0;
+  if (const gelu_status s = CurrentDevice(&device, &sms); s != GELU_OK) return s;
+  const size_t want = (n + kThreads - 1) / kThreads, cap = static_cast<size_t>(sms) * 8;
+  *blocks = static_cast<unsigned>(want < cap ? (want > 0 ? want : 1) : cap);
+  return GELU_OK;
+}
+
+// Calls f(std::integral_constant<int, form>) for a valid `a`.
+template <class F>
+gelu_status WithForm(gelu_approximate a, const F& f) {
+  switch (a) {
+    case GELU_APPROXIMATE_NONE: return f(std::integral_constant<int, 0>{});
+    case GELU_APPROXIMATE_TANH: return f(std::integral_constant<int, 1>{});
+    default: return f(std::integral_constant<int, 2>{});
+  }
+}
+
+template <class Format>
+gelu_status BiasForward(const void* x, const void* bias, void* y, size_t rows, size_t cols, gelu_approximate a,
+                        void* stream) {
+  using T = typename Storage<Format>::T;
+  if (!ValidApproximate(a)) return GELU_INVALID_ARGUMENT;
+  size_t n, bytes;
+  if (!CheckedMul(rows, cols, &n) || !CheckedMul(n, sizeof(T), &bytes)) return GELU_INVALID_ARGUMENT;
+  if (n == 0) return GELU_OK;
+  if (x == nullptr || bias == nullptr || y == nullptr) return GELU_INVALID_ARGUMENT;
+  if (!Aligned<T>(x) || !Aligned<T>(bias) || !Aligned<T>(y)) return GELU_INVALID_ARGUMENT;
+  if (PartialOverlap(x, y, bytes) || Overlap(bias, cols * sizeof(T), y, bytes)) return GELU_INVALID_ARGUMENT;
+  unsigned blocks = 0;
+  if (const gelu_status s = Blocks(n, &blocks); s != GELU_OK) return s;
+  return WithForm(a, [&](auto form) {
+    BiasForwardKernel<Format, decltype(form)::value><<<blocks, kThreads, 0, static_cast<cudaStream_t>(stream)>>>(
+        static_cast<const T*>(x), static_cast<const T*>(bias), static_cast<T*>(y), n, cols);
+    return LaunchStatus();
+  });
+}
+
+template <class Format>
+gelu_status BiasBackward(const void* g, const void* x, const void* bias, void* gx, void* gbias, size_t rows,
+                         size_t cols, gelu_approximate a, void* stream) {
+  using T = typename Storage<Format>::T;
+  if (!ValidApproximate(a)) return GELU_INVALID_ARGUMENT;
+  size_t n, bytes;
+  if (!CheckedMul(rows, cols, &n) || !CheckedMul(n, sizeof(T), &bytes)) return GELU_INVALID_ARGUMENT;
+  if (cols == 0) return GELU_OK;
+  const size_t bias_bytes = cols * sizeof(T);
+  if (gbias == nullptr || !Aligned<T>(gbias)) return GELU_INVALID_ARGUMENT;
+  if (rows > 0 && (g == nullptr || x == nullptr || bias == nullptr || gx == nullptr)) return GELU_INVALID_ARGUMENT;
+  if (rows > 0 && (!Aligned<T>(g) || !Aligned<T>(x) || !Aligned<T>(bias) || !Aligned<T>(gx))) {
+    return GELU_INVALID_ARGUMENT;
+  }
+  if (PartialOverlap(g, gx, bytes) || PartialOverlap(x, gx, bytes) || Overlap(bias, bias_bytes, gx, bytes) ||
+      Overlap(gbias, bias_bytes, gx, bytes) || Overlap(gbias, bias_bytes, g, bytes) ||
+      Overlap(gbias, bias_bytes, x, bytes) || Overlap(gbias, bias_bytes, bias, rows > 0 ? bias_bytes : 0)) {
+    return GELU_INVALID_ARGUMENT;
+  }
+  int device = 0, sms = 0;
+  if (const gelu_status s = CurrentDevice(&device, &sms); s != GELU_OK) return s;
+  const auto st = static_cast<cudaStream_t>(stream);
+  const size_t block = rows > 0 ? (rows + kMaxRowBlocks - 1) / kMaxRowBlocks : 1;
+  const size_t row_blocks = rows > 0 ? (rows + block - 1) / block : 0;
+  const size_t col_blocks = (cols + kThreads - 1) / kThreads;
+  double* partial = nullptr;
+  if (row_blocks > 0) {
+    // Stream-ordered scratch (row_blocks x cols doubles), freed after the reduction on the same stream.
+    const cudaError_t err = cudaMallocAsync(reinterpret_cast<void**>(&partial), row_blocks * cols * sizeof(double), st);
+    if (err != cudaSuccess) return CudaFailure("cudaMallocAsync", err);
+  }
+  gelu_status status = WithForm(a, [&](auto form) {
+    if (row_blocks > 0) {
+      const dim3 grid(static_cast<unsigned>(col_blocks < 65535 ? col_blocks : 65535),
+                      static_cast<unsigned>(row_blocks));
+      BiasBackwardBlocks<Format, decltype(form)::value><<<grid, kThreads, 0, st>>>(
+          static_cast<const T*>(g), static_cast<const T*>(x), static_cast<const T*>(bias), static_cast<T*>(gx),
+          partial, rows, cols, block);
+      if (const gelu_status s = LaunchStatus(); s != GELU_OK) return s;
+    }
+    const size_t reduce_blocks = col_blocks < static_cast<size_t>(sms) * 8 ? col_blocks : static_cast<size_t>(sms) * 8;
+    BiasBackwardReduce<Format><<<static_cast<unsigned>(reduce_blocks), kThreads, 0, st>>>(partial, row_blocks, cols,
+                                                                                       static_cast<T*>(gbias));
+    return LaunchStatus();
+  });
+  if (partial != nullptr) {
+    const cudaError_t err = cudaFreeAsync(partial, st);
+    if (status == GELU_OK && err != cudaSuccess) status = CudaFailure("cudaFreeAsync", err);
+  }
+  return status;
+}
+
+// GEGLU with strides; the callers check arguments.
+template <class Format>
+gelu_status GegluForwardStrided(const void* a, size_t lda, const void* b, size_t ldb, void* y, size_t ldy,
+                                size_t rows, size_t cols, gelu_approximate approx, void* stream) {
+  using T = typename Storage<Format>::T;
+  const size_t n = rows * cols;
+  unsigned blocks = 0;
+  if (const gelu_status s = Blocks(n, &blocks); s != GELU_OK) return s;
+  return WithForm(approx, [&](auto form) {
+    GegluForwardKernel<Format, decltype(form)::value><<<blocks, kThreads, 0, static_cast<cudaStream_t>(stream)>>>(
+        static_cast<const T*>(a), lda, static_cast<const T*>(b), ldb, static_cast<T*>(y), ldy, n, cols);
+    return LaunchStatus();
+  });
+}
+
+template <class Format>
+gelu_status GegluBackwardStrided(const void* g, size_t ldg, const void* a, size_t lda, const void* b, size_t ldb,
+                                 void* ga, size_t ldga, void* gb, size_t ldgb, size_t rows, size_t cols,
+                                 gelu_approximate approx, void* stream) {
+  using T = typename Storage<Format>::T;
+  const size_t n = rows * cols;
+  unsigned blocks = 0;
+  if (const gelu_status s = Blocks(n, &blocks); s != GELU_OK) return s;
+  return WithForm(approx, [&](auto form) {
+    GegluBackwardKernel<Format, decltype(form)::value><<<blocks, kThreads, 0, static_cast<cudaStream_t>(stream)>>>(
+        static_cast<const T*>(g), ldg, static_cast<const T*>(a), lda, static_cast<const T*>(b), ldb,
+        static_cast<T*>(ga), ldga, static_cast<T*>(gb), ldgb, n, cols);
+    return LaunchStatus();
+  });
+}
+
+template <class Format>
+gelu_status GegluForward(const void* a, const void* b, void* y, size_t n, gelu_approximate approx, void* stream) {
+  using T = typename Storage<Format>::T;
+  if (!ValidApproximate(approx)) return GELU_INVALID_ARGUMENT;
+  size_t bytes;
+  if (!CheckedMul(n, sizeof(T), &bytes)) return GELU_INVALID_ARGUMENT;
+  if (n == 0) return GELU_OK;
+  if (a == nullptr || b == nullptr || y == nullptr) return GELU_INVALID_ARGUMENT;
+  if (!Aligned<T>(a) || !Aligned<T>(b) || !Aligned<T>(y)) return GELU_INVALID_ARGUMENT;
+  if (PartialOverlap(a, y, bytes) || PartialOverlap(b, y, bytes)) return GELU_INVALID_ARGUMENT;
+  return GegluForwardStrided<Format>(a, 0, b, 0, y, 0, 1, n, approx, stream);
+}
+
+template <class Format>
+gelu_status GegluBackward(const void* g, const void* a, const void* b, void* ga, void* gb, size_t n,
+                          gelu_approximate approx, void* stream) {
+  using T = typename Storage<Format>::T;
+  if (!ValidApproximate(approx)) return GELU_INVALID_ARGUMENT;
+  size_t bytes;
+  if (!CheckedMul(n, sizeof(T), &bytes)) return GELU_INVALID_ARGUMENT;
+  if (n == 0) return GELU_OK;
+  if (g == nullptr || a == nullptr || b == nullptr || ga == nullptr || gb == nullptr) return GELU_INVALID_ARGUMENT;
+  for (const void* p : {g, a, b, static_cast<const void*>(ga), static_cast<const void*>(gb)}) {
+    if (!Aligned<T>(p)) return GELU_INVALID_ARGUMENT;
+  }
+  for (const void* in : {g, a, b}) {
+    if (PartialOverlap(in, ga, bytes) || PartialOverlap(in, gb, bytes)) return GELU_INVALID_ARGUMENT;
+  }
+  if (Overlap(ga, bytes, gb, bytes)) return GELU_INVALID_ARGUMENT;
+  return GegluBackwardStrided<Format>(g, 0, a, 0, b, 0, ga, 0, gb, 0, 1, n, approx, stream);
+}
+
+template <class Format>
+gelu_status GegluRowsForward(const void* x, void* y, size_t rows, size_t cols, gelu_approximate approx,
+                             void* stream) {
+  using T = typename Storage<Format>::T;
+  if (!ValidApproximate(approx)) return GELU_INVALID_ARGUMENT;
+  size_t n, bytes;
+  if (!CheckedMul(rows, cols, &n) || !CheckedMul(n, 2 * sizeof(T), &bytes) || cols > SIZE_MAX / 2) {
+    return GELU_INVALID_ARGUMENT;
+  }
+  if (n == 0) return GELU_OK;
+  if (x == nullptr || y == nullptr || !Aligned<T>(x) || !Aligned<T>(y)) return GELU_INVALID_ARGUMENT;
+  if (Overlap(x, bytes, y, bytes / 2)) return GELU_INVALID_ARGUMENT;
+  const T* xt = static_cast<const T*>(x);
+  return GegluForwardStrided<Format>(xt, 2 * cols, xt + cols, 2 * cols, y, cols, rows, cols, approx, stream);
+}
+
+template <class Format>
+gelu_status GegluRowsBackward(const void* g, const void* x, void* gx, size_t rows, size_t cols,
+                              gelu_approximate approx, void* stream) {
+  using T = typename Storage<Format>::T;
+  if (!ValidApproximate(approx)) return GELU_INVALID_ARGUMENT;
+  size_t n, bytes;
+  if (!CheckedMul(rows, cols, &n) || !CheckedMul(n, 2 * sizeof(T), &bytes) || cols > SIZE_MAX / 2) {
+    return GELU_INVALID_ARGUMENT;
+  }
+  if (n == 0) return GELU_OK;
+  if (g == nullptr || x == nullptr || gx == nullptr) return GELU_INVALID_ARGUMENT;
+  if (!Aligned<T>(g) || !Aligned<T>(x) || !Aligned<T>(gx)) return GELU_INVALID_ARGUMENT;
+  if (PartialOverlap(x, gx, bytes) || Overlap(g, bytes / 2, gx, bytes)) return GELU_INVALID_ARGUMENT;
+  const T* xt = static_cast<const T*>(x);
+  T* gt = static_cast<T*>(gx);
+  return GegluBackwardStrided<Format>(g, cols, xt, 2 * cols, xt + cols, 2 * cols, gt, 2 * cols, gt + cols, 2 * cols,
+                                      rows, cols, approx, stream);
+}
+
+}  // namespace
+}  // namespace gelu::cuda
+
+#define GELU_CUDA_FUSED(suffix, T, Format)                                                                        \
+  gelu_status gelu_cuda_bias_forward_##suffix(const T* x, const T* bias, T* y, size_t rows, size_t cols,          \
+                                              gelu_approximate approximate, void* stream) {                       \
+    return gelu::cuda::BiasForward<Format>(x, bias, y, rows, cols, approximate, stream);                          \
+  }                                                                                                               \
+  gelu_status gelu_cuda_bias_backward_##suffix(const T* grad_out, const T* x, const T* bias, T* grad_x,           \
+                                               T* grad_bias, size_t rows, size_t cols,                            \
+                                               gelu_approximate approximate, void* stream) {                      \
+    return gelu::cuda::BiasBackward<Format>(grad_out, x, bias, grad_x, grad_bias, rows, cols, approximate,        \
+                                            stream);                                                              \
+  }                                                                                                               \
+  gelu_status gelu_cuda_geglu_forward_##suffix(const T* a, const T* b, T* y, size_t n,                            \
+                                               gelu_approximate approximate, void* stream) {                      \
+    return gelu::cuda::GegluForward<Format>(a, b, y, n, approximate, stream);                                     \
+  }                                                                                                               \
+  gelu_status gelu_cuda_geglu_backward_##suffix(const T* grad_out, const T* a, const T* b, T* grad_a, T* grad_b,  \
+                                                size_t n, gelu_approximate approximate, void* stream) {           \
+    return gelu::cuda::GegluBackward<Format>(grad_out, a, b, grad_a, grad_b, n, approximate, stream);             \
+  }                                                                                                               \
+  gelu_status gelu_cuda_geglu_rows_forward_##suffix(const T* x, T* y, size_t rows, size_t cols,                   \
+                                                    gelu_approximate approximate, void* stream) {                 \
+    return gelu::cuda::GegluRowsForward<Format>(x, y, rows, cols, approximate, stream);                           \
+  }                                                                                                               \
+  gelu_status gelu_cuda_geglu_rows_backward_##suffix(const T* grad_out, const T* x, T* grad_x, size_t rows,       \
+                                                     size_t cols, gelu_approximate approximate, void* stream) {   \
+    return gelu::cuda::GegluRowsBackward<Format>(grad_out, x, grad_x, rows, cols, approximate, stream);           \
+  }
+
+extern "C" {
+GELU_CUDA_FUSED(f32, float, gelu::cuda::F32Format)
+GELU_CUDA_FUSED(bf16, uint16_t, gelu::common::Bf16)
+GELU_CUDA_FUSED(f16, uint16_t, gelu::common::F16)
+}  // extern "C"
