@@ -153,8 +153,15 @@ struct IoF16 {
   static constexpr bool kHalf = true;
   // binary16 -> float32 in integer lanes (as common::F16ToFloat): normal: exponent + 112; subnormal:
   // fraction * 2^-24 (int -> float conversion, exact, no float subnormal involved); inf/NaN: exponent 255.
+  // On AVX2 and AVX-512 (F16C) the hardware conversions are used instead: vcvtph2ps is exact, and vcvtps2ph
+  // (round to nearest) is exact on the already-rounded values, turns >= 2^16 into inf and keeps NaN payloads.
+  // Highway 1.0.3's emulation for older targets does not handle inf/NaN, hence the integer code there.
   template <class DF>
   static HWY_INLINE hn::Vec<DF> LoadF(DF df, const T* p) {
+#if HWY_TARGET <= HWY_AVX2
+    const hn::Rebind<hwy::float16_t, DF> df16;
+    return hn::PromoteTo(df, hn::LoadU(df16, reinterpret_cast<const hwy::float16_t*>(p)));
+#endif
     const hn::Rebind<uint16_t, DF> d16;
     const hn::Rebind<int32_t, DF> di;
     const auto h = hn::PromoteTo(di, hn::LoadU(d16, p));  // zero-extended: 0..0xffff
@@ -174,6 +181,11 @@ struct IoF16 {
     const hn::Rebind<uint16_t, DD> d16;
     // The rounded value is an fp16 value (exact in float), >= 2^16, or NaN.
     const auto f = DemoteToF32(df, RoundToHalfGrid<11, -14, 15>(dd, v));
+#if HWY_TARGET <= HWY_AVX2
+    const hn::Rebind<hwy::float16_t, DD> df16;
+    hn::StoreU(hn::DemoteTo(df16, f), df16, reinterpret_cast<hwy::float16_t*>(p));
+    return;
+#endif
     const auto bits = hn::BitCast(di, f);
     const auto abits = hn::And(bits, hn::Set(di, 0x7fffffff));
     const auto af = hn::BitCast(df, abits);

@@ -45,21 +45,132 @@ void ElementwiseKernel(int io, int kind, bool backward, const void* g, const voi
   }
 }
 
+// ---- Lookup tables (see cpu::HalfTable below): the kernels above, evaluated once for all 65,536 inputs.
+
+// out[h] = f'(h) in double for every encoding h of a half type, exactly as ElementwiseLoop computes it before
+// multiplying by grad_out (KindForOutput, with the half-precision corrections).
+template <class Io, int kKind>
+void DerivativeTableIo(double* out) {
+  const hn::ScalableTag<double> dd;
+  const size_t N = hn::Lanes(dd);
+  HWY_ALIGN uint16_t bits[hn::MaxLanes(dd)];
+  for (uint32_t i = 0; i < 65536; i += static_cast<uint32_t>(N)) {  // N divides 65,536
+    for (size_t j = 0; j < N; ++j) bits[j] = static_cast<uint16_t>(i + j);
+    hn::StoreU(KindForOutput<kKind, true, true>(dd, LoadD<Io>(dd, bits)), dd, out + i);
+  }
+}
+template <class Io>
+void DerivativeTableKind(int kind, double* out) {
+  switch (kind) {
+    case cpu::kKindNone: return DerivativeTableIo<Io, cpu::kKindNone>(out);
+    case cpu::kKindTanh: return DerivativeTableIo<Io, cpu::kKindTanh>(out);
+    case cpu::kKindSigmoid: return DerivativeTableIo<Io, cpu::kKindSigmoid>(out);
+    case cpu::kKindGeluFast: return DerivativeTableIo<Io, cpu::kKindGeluFast>(out);
+    default: return DerivativeTableIo<Io, cpu::kKindGelu10>(out);
+  }
+}
+void DerivativeTableKernel(int io, int kind, double* out) {
+  if (io == cpu::kIoBf16) return DerivativeTableKind<IoBf16>(kind, out);
+  return DerivativeTableKind<IoF16>(kind, out);
+}
+
+// y = g * table[x], the product in double rounded once: the same operations as ElementwiseLoop's backward, with
+// f'(x) gathered instead of computed.
+template <class Io>
+HWY_NOINLINE void LookupBackwardIo(const double* table, const uint16_t* g, const uint16_t* x, uint16_t* y, size_t n) {
+  const hn::ScalableTag<double> dd;
+  const hn::Rebind<int64_t, decltype(dd)> di64;
+  const hn::Rebind<uint16_t, decltype(dd)> d16;
+  constexpr size_t kMax = hn::MaxLanes(dd);
+  auto one = [&](const uint16_t* gp, const uint16_t* xp, uint16_t* yp) HWY_ATTR {
+    const auto idx = hn::PromoteTo(di64, hn::PromoteTo(hn::Rebind<int32_t, decltype(dd)>(), hn::LoadU(d16, xp)));
+    Io::Store(dd, hn::Mul(LoadD<Io>(dd, gp), hn::GatherIndex(dd, table, idx)), yp);
+  };
+  ForEachVector(dd, n, [&](size_t i, size_t count) HWY_ATTR {
+    if (count == hn::Lanes(dd)) return one(g + i, x + i, y + i);
+    HWY_ALIGN uint16_t xb[kMax] = {}, gb[kMax] = {}, yb[kMax];
+    one(Stage(g + i, count, gb), Stage(x + i, count, xb), yb);
+    for (size_t j = 0; j < count; ++j) y[i + j] = yb[j];
+  });
+}
+void LookupBackwardKernel(int io, const double* table, const uint16_t* g, const uint16_t* x, uint16_t* y, size_t n) {
+  if (io == cpu::kIoBf16) return LookupBackwardIo<IoBf16>(table, g, x, y, n);
+  return LookupBackwardIo<IoF16>(table, g, x, y, n);
+}
+
 }  // namespace HWY_NAMESPACE
 }  // namespace gelu
 HWY_AFTER_NAMESPACE();
 
 #if HWY_ONCE
+#include <atomic>
+#include <memory>
+#include <mutex>
+#include <new>
+
+#include "hwy/targets.h"
 #include "src/parallel/parallel.h"
 
 namespace gelu {
 HWY_EXPORT(ElementwiseKernel);
+HWY_EXPORT(DerivativeTableKernel);
+HWY_EXPORT(LookupBackwardKernel);
 
 namespace cpu {
 
 void Elementwise(Io io, int kind, bool backward, const void* g, const void* x, void* y, size_t n) {
   HWY_DYNAMIC_DISPATCH(ElementwiseKernel)(io, kind, backward, g, x, y, n);
 }
+
+namespace {
+
+// Lookup tables for the half types. A bf16/fp16 input has only 65,536 values, so f (already rounded to the type)
+// and f' (in double, before the multiplication by grad_out) are computed once per type, kind and direction -- by
+// the very kernels above, over all inputs -- and arrays then cost one load per element (forward) or a gather, a
+// multiplication and the rounding (backward), instead of ~50 double operations. The results are the kernels'
+// bits by construction. A table is built on first use (about 1 ms), 128 KiB (forward) or 512 KiB (backward),
+// and kept for the life of the process. Tables are kept per SIMD target, so that tests which switch targets
+// (hwy::SetSupportedTargetsForTest) check each target's kernels over every input. If memory for a table cannot
+// be had, the kernels run directly.
+constexpr int kMaxTargets = 64;  // Highway targets are bits of an int64_t
+std::atomic<const void*> g_tables[kMaxTargets][2][kNumKinds][2];
+std::mutex g_tables_mutex;
+
+int CurrentTargetIndex() {
+  const int64_t available = hwy::SupportedTargets() & HWY_TARGETS;
+  const int64_t best = available != 0 ? (available & -available) : HWY_STATIC_TARGET;
+  return __builtin_ctzll(static_cast<unsigned long long>(best));
+}
+
+// The forward table (uint16_t[65536]) or derivative table (double[65536]) of (io, kind), or null.
+const void* HalfTable(Io io, int kind, bool derivative) {
+  std::atomic<const void*>& slot = g_tables[CurrentTargetIndex()][io == kIoBf16 ? 0 : 1][kind][derivative];
+  if (const void* t = slot.load(std::memory_order_acquire)) return t;
+  const std::lock_guard<std::mutex> lock(g_tables_mutex);
+  if (const void* t = slot.load(std::memory_order_relaxed)) return t;
+  const void* table = nullptr;
+  if (derivative) {
+    auto* d = new (std::nothrow) double[65536];
+    if (d != nullptr) HWY_DYNAMIC_DISPATCH(DerivativeTableKernel)(io, kind, d);
+    table = d;
+  } else {
+    const std::unique_ptr<uint16_t[]> inputs(new (std::nothrow) uint16_t[65536]);
+    auto* f = inputs ? new (std::nothrow) uint16_t[65536] : nullptr;
+    if (f != nullptr) {
+      for (uint32_t i = 0; i < 65536; ++i) inputs[i] = static_cast<uint16_t>(i);
+      Elementwise(io, kind, false, nullptr, inputs.get(), f, 65536);
+    }
+    table = f;
+  }
+  slot.store(table, std::memory_order_release);  // a null table is retried on the next call
+  return table;
+}
+
+void LookupForward(const uint16_t* table, const uint16_t* x, uint16_t* y, size_t n) {
+  for (size_t i = 0; i < n; ++i) y[i] = table[x[i]];
+}
+
+}  // namespace
 
 gelu_status RunElementwise(Io io, int kind, bool backward, const void* g, const void* x, void* y, size_t n) {
   if (n == 0) return GELU_OK;
@@ -68,6 +179,25 @@ gelu_status RunElementwise(Io io, int kind, bool backward, const void* g, const 
   if (!CheckedMul(n, size, &bytes)) return GELU_INVALID_ARGUMENT;
   if (x == nullptr || y == nullptr || (backward && g == nullptr)) return GELU_INVALID_ARGUMENT;
   if (PartialOverlap(x, y, bytes) || (backward && PartialOverlap(g, y, bytes))) return GELU_INVALID_ARGUMENT;
+  if (io != kIoF32) {
+    const auto* gh = static_cast<const uint16_t*>(g);
+    const auto* xh = static_cast<const uint16_t*>(x);
+    auto* yh = static_cast<uint16_t*>(y);
+    if (const void* table = HalfTable(io, kind, backward)) {
+      if (backward) {
+        const auto* t = static_cast<const double*>(table);
+        gelu::parallel::ParallelFor(n, [&](size_t begin, size_t end) {
+          HWY_DYNAMIC_DISPATCH(LookupBackwardKernel)(io, t, gh + begin, xh + begin, yh + begin, end - begin);
+        });
+      } else {
+        const auto* t = static_cast<const uint16_t*>(table);
+        gelu::parallel::ParallelFor(n, [&](size_t begin, size_t end) {
+          LookupForward(t, xh + begin, yh + begin, end - begin);
+        });
+      }
+      return GELU_OK;
+    }
+  }
   const auto* gb = static_cast<const unsigned char*>(g);
   const auto* xb = static_cast<const unsigned char*>(x);
   auto* yb = static_cast<unsigned char*>(y);

@@ -1,0 +1,184 @@
+// SPDX-License-Identifier: Apache-2.0
+// Element rates of the bf16/fp16 functions beside float32 and a copy, and of the fused operations beside the
+// unfused sequence of passes they replace. Not a test: a measurement program whose output docs/VARIANTS.md
+// quotes. Each figure is the best of `reps` timed runs (std::chrono::steady_clock) after one warm-up run.
+//
+//   build-half/tests/half/half_rates [reps]
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <random>
+#include <vector>
+
+#include "gelu/gelu.h"
+#include "gelu/gelu.hpp"
+
+namespace {
+
+int g_reps = 7;
+
+template <class F>
+double BestSeconds(F&& f) {
+  f();
+  double best = 1e30;
+  for (int r = 0; r < g_reps; ++r) {
+    const auto t0 = std::chrono::steady_clock::now();
+    f();
+    const auto t1 = std::chrono::steady_clock::now();
+    best = std::min(best, std::chrono::duration<double>(t1 - t0).count());
+  }
+  return best;
+}
+
+void Row(const char* what, size_t n, double seconds, double baseline_seconds = 0) {
+  std::printf("  %-44s %8.3f Gelem/s", what, n / seconds * 1e-9);
+  if (baseline_seconds > 0) std::printf("   %5.2fx", baseline_seconds / seconds);
+  std::printf("\n");
+}
+
+std::vector<float> Normal(size_t n, uint32_t seed) {
+  std::mt19937 rng(seed);
+  std::normal_distribution<float> nd(0.0f, 1.0f);
+  std::vector<float> v(n);
+  for (auto& e : v) e = nd(rng);
+  return v;
+}
+std::vector<uint16_t> ToBf16(const std::vector<float>& v) {
+  std::vector<uint16_t> h(v.size());
+  for (size_t i = 0; i < v.size(); ++i) h[i] = gelu::bf16::from_float(v[i]).bits;
+  return h;
+}
+std::vector<uint16_t> ToF16(const std::vector<float>& v) {
+  std::vector<uint16_t> h(v.size());
+  for (size_t i = 0; i < v.size(); ++i) h[i] = gelu::f16::from_float(v[i]).bits;
+  return h;
+}
+
+void Elementwise(size_t n, int threads) {
+  gelu_set_num_threads(threads);
+  std::printf("\nElementwise, n = %zu, %d thread(s), x ~ N(0,1), approximate = none; ratio to float32 forward\n", n,
+              gelu_get_num_threads());
+  const auto x = Normal(n, 1);
+  const auto xb = ToBf16(x), xh = ToF16(x);
+  std::vector<float> y(n), g(n, 1.0f);
+  std::vector<uint16_t> yh(n), gb(n, 0x3f80), gh(n, 0x3c00);
+  const double f32 = BestSeconds([&] { gelu_forward_f32(x.data(), y.data(), n, GELU_APPROXIMATE_NONE); });
+  Row("copy float32 (memcpy, same bytes as f32)", n, BestSeconds([&] { std::memcpy(y.data(), x.data(), n * 4); }),
+      f32);
+  Row("copy 16-bit (memcpy, same bytes as bf16)", n,
+      BestSeconds([&] { std::memcpy(yh.data(), xb.data(), n * 2); }), f32);
+  Row("gelu_forward_f32", n, f32, f32);
+  Row("gelu_forward_bf16", n, BestSeconds([&] { gelu_forward_bf16(xb.data(), yh.data(), n, GELU_APPROXIMATE_NONE); }),
+      f32);
+  Row("gelu_forward_f16", n, BestSeconds([&] { gelu_forward_f16(xh.data(), yh.data(), n, GELU_APPROXIMATE_NONE); }),
+      f32);
+  Row("gelu_forward_bf16 tanh", n,
+      BestSeconds([&] { gelu_forward_bf16(xb.data(), yh.data(), n, GELU_APPROXIMATE_TANH); }), f32);
+  Row("gelu_backward_f32", n,
+      BestSeconds([&] { gelu_backward_f32(g.data(), x.data(), y.data(), n, GELU_APPROXIMATE_NONE); }), f32);
+  Row("gelu_backward_bf16", n,
+      BestSeconds([&] { gelu_backward_bf16(gb.data(), xb.data(), yh.data(), n, GELU_APPROXIMATE_NONE); }), f32);
+  Row("gelu_backward_f16", n,
+      BestSeconds([&] { gelu_backward_f16(gh.data(), xh.data(), yh.data(), n, GELU_APPROXIMATE_NONE); }), f32);
+}
+
+// Fused against the unfused passes a framework would run (the extra passes as plain loops over the arrays).
+void Fused(size_t rows, size_t cols, int threads) {
+  gelu_set_num_threads(threads);
+  const size_t n = rows * cols;
+  std::printf("\nFused vs unfused, %zu x %zu = %zu elements, %d thread(s), approximate = none; ratio = unfused time /"
+              " fused time\n",
+              rows, cols, n, gelu_get_num_threads());
+  const auto x = Normal(n, 2), bias = Normal(cols, 3), g = Normal(n, 4), b = Normal(n, 5);
+  std::vector<float> y(n), h(n), t(n), gx(n), gbias(cols), ga(n), gbv(n);
+  const auto a = gelu_approximate{GELU_APPROXIMATE_NONE};
+
+  // Bias + GELU forward: h = x + bias (one pass), y = gelu(h) (another).
+  const double unf_bf = BestSeconds([&] {
+    for (size_t r = 0; r < rows; ++r)
+      for (size_t c = 0; c < cols; ++c) h[r * cols + c] = x[r * cols + c] + bias[c];
+    gelu_forward_f32(h.data(), y.data(), n, a);
+  });
+  const double fus_bf = BestSeconds([&] { gelu_bias_forward_f32(x.data(), bias.data(), y.data(), rows, cols, a); });
+  Row("unfused bias add + gelu_forward_f32", n, unf_bf);
+  Row("gelu_bias_forward_f32", n, fus_bf, unf_bf);
+
+  // Bias + GELU backward: h = x + bias, grad_x = gelu_backward(g, h), grad_bias = column sums (double).
+  std::vector<double> acc(cols);
+  const double unf_bb = BestSeconds([&] {
+    for (size_t r = 0; r < rows; ++r)
+      for (size_t c = 0; c < cols; ++c) h[r * cols + c] = x[r * cols + c] + bias[c];
+    gelu_backward_f32(g.data(), h.data(), gx.data(), n, a);
+    std::fill(acc.begin(), acc.end(), 0.0);
+    for (size_t r = 0; r < rows; ++r)
+      for (size_t c = 0; c < cols; ++c) acc[c] += gx[r * cols + c];
+    for (size_t c = 0; c < cols; ++c) gbias[c] = static_cast<float>(acc[c]);
+  });
+  const double fus_bb = BestSeconds(
+      [&] { gelu_bias_backward_f32(g.data(), x.data(), bias.data(), gx.data(), gbias.data(), rows, cols, a); });
+  Row("unfused bias add + gelu_backward_f32 + sum", n, unf_bb);
+  Row("gelu_bias_backward_f32", n, fus_bb, unf_bb);
+
+  // GEGLU forward: t = gelu(a), y = t * b.
+  const double unf_gf = BestSeconds([&] {
+    gelu_forward_f32(x.data(), t.data(), n, a);
+    for (size_t i = 0; i < n; ++i) y[i] = t[i] * b[i];
+  });
+  const double fus_gf = BestSeconds([&] { gelu_geglu_forward_f32(x.data(), b.data(), y.data(), n, a); });
+  Row("unfused gelu_forward_f32 + multiply", n, unf_gf);
+  Row("gelu_geglu_forward_f32", n, fus_gf, unf_gf);
+
+  // GEGLU backward: grad_b = g * gelu(a); u = g * b; grad_a = gelu_backward(u, a).
+  const double unf_gb = BestSeconds([&] {
+    gelu_forward_f32(x.data(), t.data(), n, a);
+    for (size_t i = 0; i < n; ++i) {
+      gbv[i] = g[i] * t[i];
+      h[i] = g[i] * b[i];
+    }
+    gelu_backward_f32(h.data(), x.data(), ga.data(), n, a);
+  });
+  const double fus_gb =
+      BestSeconds([&] { gelu_geglu_backward_f32(g.data(), x.data(), b.data(), ga.data(), gbv.data(), n, a); });
+  Row("unfused forward + 2 multiplies + backward", n, unf_gb);
+  Row("gelu_geglu_backward_f32", n, fus_gb, unf_gb);
+
+  // The same in bf16: the unfused sequence rounds h (and t) to bf16 between passes, as a bf16 framework does.
+  const auto xb = ToBf16(x), biasb = ToBf16(bias), bb = ToBf16(b);
+  std::vector<uint16_t> hb(n), yb(n), tb(n);
+  const double unf_bf16 = BestSeconds([&] {
+    for (size_t r = 0; r < rows; ++r)
+      for (size_t c = 0; c < cols; ++c)
+        hb[r * cols + c] = gelu::bf16::from_float(gelu::bf16{xb[r * cols + c]}.to_float() +
+                                                  gelu::bf16{biasb[c]}.to_float())
+                               .bits;
+    gelu_forward_bf16(hb.data(), yb.data(), n, a);
+  });
+  const double fus_bf16 =
+      BestSeconds([&] { gelu_bias_forward_bf16(xb.data(), biasb.data(), yb.data(), rows, cols, a); });
+  Row("unfused bf16 bias add + gelu_forward_bf16", n, unf_bf16);
+  Row("gelu_bias_forward_bf16", n, fus_bf16, unf_bf16);
+  const double unf_gf16 = BestSeconds([&] {
+    gelu_forward_bf16(xb.data(), tb.data(), n, a);
+    for (size_t i = 0; i < n; ++i)
+      yb[i] = gelu::bf16::from_float(gelu::bf16{tb[i]}.to_float() * gelu::bf16{bb[i]}.to_float()).bits;
+  });
+  const double fus_gf16 = BestSeconds([&] { gelu_geglu_forward_bf16(xb.data(), bb.data(), yb.data(), n, a); });
+  Row("unfused gelu_forward_bf16 + bf16 multiply", n, unf_gf16);
+  Row("gelu_geglu_forward_bf16", n, fus_gf16, unf_gf16);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc > 1) g_reps = std::max(1, std::atoi(argv[1]));
+  std::printf("SIMD target: %s; best of %d runs\n", gelu_simd_target(), g_reps);
+  Elementwise(size_t{1} << 16, 1);
+  Elementwise(size_t{1} << 24, 0);
+  Fused(64, 1024, 1);
+  Fused(4096, 1024, 0);
+  return 0;
+}
