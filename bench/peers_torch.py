@@ -7,7 +7,8 @@ library's C ABI called through ctypes on the same tensors' memory. Each sample t
 about --sample-ms; samples alternate ours/torch so that both see the same machine load, and the median of
 --repeats samples is reported, with the best sample beside it (on a shared machine the best is the run least
 disturbed by other tenants). Both sides pay one Python call per array (ctypes about 1 us, torch dispatch a
-few us), which matters only at the smallest size.
+few us), which matters only at the smallest size. One-thread runs are timed by the calling thread's CPU time
+(time.thread_time), all-thread runs by the wall clock, as in bench/gelu_benchmark.cc.
 
 Usage: /usr/bin/python3 bench/peers_torch.py build-bench/libgelu.so [--sizes 65536 16777216] [--repeats 7]
 """
@@ -66,30 +67,30 @@ def make_calls(lib, op, form, x, g, out):
     return ours, theirs
 
 
-def calls_per_sample(fn, sample_s):
+def calls_per_sample(fn, sample_s, clock):
     fn()  # warm: page faults, oneDNN JIT, thread pool start
     k, t = 1, 0.0
     while True:
-        t0 = time.perf_counter()
+        t0 = clock()
         for _ in range(k):
             fn()
-        t = time.perf_counter() - t0
+        t = clock() - t0
         if t >= sample_s / 4 or k >= 1 << 20:
             break
         k *= 2
     return max(1, int(k * sample_s / max(t, 1e-9)))
 
 
-def interleaved_times(fns, repeats, sample_s):
+def interleaved_times(fns, repeats, sample_s, clock):
     """Seconds per call for each fn: (median, best) over `repeats` interleaved samples."""
-    ks = [calls_per_sample(fn, sample_s) for fn in fns]
+    ks = [calls_per_sample(fn, sample_s, clock) for fn in fns]
     samples = [[] for _ in fns]
     for _ in range(repeats):
         for i, (fn, k) in enumerate(zip(fns, ks)):
-            t0 = time.perf_counter()
+            t0 = clock()
             for _ in range(k):
                 fn()
-            samples[i].append((time.perf_counter() - t0) / k)
+            samples[i].append((clock() - t0) / k)
     return [(statistics.median(s), min(s)) for s in samples]
 
 
@@ -126,6 +127,9 @@ def main():
     rows = []
     gen = torch.Generator().manual_seed(20261129)
     for threads in (1, all_threads):
+        # As gelu_benchmark: one thread is timed by the calling thread's CPU time (both sides then run on it),
+        # which other tenants of a shared machine barely disturb; all threads by the wall clock.
+        clock = time.thread_time if threads == 1 else time.perf_counter
         torch.set_num_threads(threads)
         lib.gelu_set_num_threads(1 if threads == 1 else 0)  # 0 = every hardware thread
         for n in args.sizes:
@@ -139,7 +143,7 @@ def main():
                 for form in FORMS:
                     check_agreement(lib, op, form, x, g, out)
                     (ours_s, ours_b), (theirs_s, theirs_b) = interleaved_times(
-                        make_calls(lib, op, form, x, g, out), args.repeats, args.sample_ms / 1e3)
+                        make_calls(lib, op, form, x, g, out), args.repeats, args.sample_ms / 1e3, clock)
                     ours_r, theirs_r = n / ours_s / 1e9, n / theirs_s / 1e9
                     ours_br, theirs_br = n / ours_b / 1e9, n / theirs_b / 1e9
                     print(f"{op:4} {form:5} {'t1' if threads == 1 else 'tall':>7} {n:>9} {ours_r:13.3f} "
