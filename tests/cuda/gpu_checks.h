@@ -20,7 +20,6 @@
 #include <functional>
 #include <mutex>
 #include <ostream>
-#include <random>
 #include <string>
 #include <thread>
 #include <vector>
@@ -374,30 +373,34 @@ inline Report CheckExhaustive(const Function& f, size_t chunk = size_t{1} << 26)
   return r;
 }
 
-// Random inputs of type t: mostly N(0, 3)-like values (sum of uniforms), an eighth arbitrary bit patterns.
+// Random inputs of type t: mostly values of spread ~3 (a sum of three uniforms on [-3, 3]), one in eight an
+// arbitrary bit pattern (tiny, huge, inf, NaN). A counter hash, so any range fills in parallel.
 inline void RandomFill(Type t, void* p, size_t n, uint64_t seed) {
-  std::mt19937_64 rng(seed);
-  std::uniform_real_distribution<float> u(-3.f, 3.f);
-  for (size_t i = 0; i < n; ++i) {
-    const uint64_t r = rng();
-    float v = u(rng) + u(rng) + u(rng);
-    uint32_t bits;
-    std::memcpy(&bits, &v, 4);
-    if ((r & 7) == 0) bits = static_cast<uint32_t>(r >> 32);
-    if (t == Type::kF32) {
-      SetElement(t, p, i, bits);
-    } else if (t == Type::kBf16) {
-      SetElement(t, p, i, (r & 7) == 0 ? bits >> 16 : gelu::common::DoubleToBf16(v));
-    } else {
-      SetElement(t, p, i, (r & 7) == 0 ? bits >> 16 : gelu::common::DoubleToF16(v));
+  ParallelFor(n, [&](size_t begin, size_t end) {
+    for (size_t i = begin; i < end; ++i) {
+      const uint64_t k = (seed << 40) ^ (i * 4);
+      const uint32_t r = Mix(k);
+      float v = 0;
+      for (int j = 1; j <= 3; ++j) v += static_cast<float>(Mix(k + j) >> 8) * (6.0f / 16777216.0f) - 3.0f;
+      uint32_t bits;
+      std::memcpy(&bits, &v, 4);
+      const bool raw = (r & 7) == 0;
+      if (raw) bits = Mix(k ^ 0xABCDEF);
+      if (t == Type::kF32) {
+        SetElement(t, p, i, bits);
+      } else if (t == Type::kBf16) {
+        SetElement(t, p, i, raw ? bits >> 16 : gelu::common::DoubleToBf16(v));
+      } else {
+        SetElement(t, p, i, raw ? bits >> 16 : gelu::common::DoubleToF16(v));
+      }
     }
-  }
+  });
 }
 
 // Sizes 0..40 and around powers of two and vector multiples, element offsets of x, grad_out and the output
 // (equal, so the vector path runs, and unequal modulo 16 bytes, so the scalar path runs), in place (y == x and,
 // for backward, y == grad_out), and a non-default stream. Guards of kGuard elements on both sides of the output
-// must be left as they were.
+// must be left as they were. Sizes above 70,000 run three offset cases (aligned, mutually misaligned, in place).
 inline Report CheckSizesAndOffsets(const Function& f, uint64_t seed = 1) {
   Report r;
   constexpr size_t kGuard = 40;
@@ -412,15 +415,15 @@ inline Report CheckSizesAndOffsets(const Function& f, uint64_t seed = 1) {
     size_t x, g, y;
     int in_place;  // 0: separate output; 1: y == x; 2: y == grad_out
   };
-  std::vector<Offsets> offsets = {{0, 0, 0, 0}, {1, 1, 1, 0}, {3, 3, 3, 0}, {5, 5, 5, 0}, {7, 7, 7, 0},
-                                  {0, 1, 2, 0}, {2, 0, 1, 0}, {1, 3, 0, 0}, {4, 4, 0, 0}, {0, 0, 0, 1},
-                                  {3, 3, 3, 1}, {6, 2, 2, 1}};
+  std::vector<Offsets> offsets = {{0, 0, 0, 0}, {1, 3, 2, 0}, {3, 3, 3, 1}, {1, 1, 1, 0}, {5, 5, 5, 0},
+                                  {7, 7, 7, 0}, {2, 0, 1, 0}, {1, 3, 0, 0}, {4, 4, 0, 0}, {0, 0, 0, 1},
+                                  {6, 2, 2, 1}};
   if (f.backward) offsets.push_back({5, 1, 1, 2}), offsets.push_back({0, 0, 0, 2});
   cudaStream_t stream = nullptr;
   if (Failed(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), "cudaStreamCreate", &r)) return r;
-  const size_t cap = sizes.back() + 2 * kGuard + 16;
-  DeviceBuffer dx(cap * es), dg(cap * es), dy(cap * es);
-  std::vector<char> hx(cap * es), hg(cap * es), hy(cap * es), want(cap * es), got(cap * es);
+  const size_t max_cap = sizes.back() + 2 * kGuard + 16;
+  DeviceBuffer dx(max_cap * es), dg(max_cap * es), dy(max_cap * es);
+  std::vector<char> hx(max_cap * es), hg(max_cap * es), hy(max_cap * es), want(max_cap * es), got(max_cap * es);
   if (dx.p == nullptr || dg.p == nullptr || dy.p == nullptr) {
     r.cuda_error = "cudaMalloc failed";
     cudaStreamDestroy(stream);
@@ -428,19 +431,23 @@ inline Report CheckSizesAndOffsets(const Function& f, uint64_t seed = 1) {
   }
   uint64_t case_index = 0;
   for (size_t n : sizes) {
-    for (const Offsets& o : offsets) {
+    const size_t cap = n + 2 * kGuard + 16;  // elements used (and checked) in each buffer for this size
+    const size_t cases = n > 70000 ? 3 : offsets.size();
+    for (size_t oc = 0; oc < cases; ++oc) {
+      const Offsets& o = offsets[oc];
       ++case_index;
       const bool use_stream = case_index % 2 == 0;
       RandomFill(f.type, hx.data(), cap, seed * 1000003 + case_index);
       RandomFill(f.type, hg.data(), cap, seed * 1000033 + case_index);
       const int poison = case_index % 3 == 0 ? kPoisonFinite : kPoisonNan;
-      std::memset(hy.data(), poison, hy.size());
+      std::memset(hy.data(), poison, cap * es);
       if (Failed(cudaMemcpy(dx.p, hx.data(), cap * es, cudaMemcpyHostToDevice), "cudaMemcpy", &r) ||
           Failed(cudaMemcpy(dg.p, hg.data(), cap * es, cudaMemcpyHostToDevice), "cudaMemcpy", &r) ||
           Failed(cudaMemcpy(dy.p, hy.data(), cap * es, cudaMemcpyHostToDevice), "cudaMemcpy", &r)) {
         break;
       }
-      const size_t xo = kGuard + o.x, go = kGuard + o.g, yo = o.in_place == 1 ? xo : o.in_place == 2 ? go : kGuard + o.y;
+      const size_t xo = kGuard + o.x, go = kGuard + o.g;
+      const size_t yo = o.in_place == 1 ? xo : o.in_place == 2 ? go : kGuard + o.y;
       char* out_base = o.in_place == 1 ? dx.bytes() : o.in_place == 2 ? dg.bytes() : dy.bytes();
       const gelu_status s = Call(f, dg.bytes() + go * es, dx.bytes() + xo * es, out_base + yo * es, n,
                                  use_stream ? stream : nullptr);
@@ -450,12 +457,14 @@ inline Report CheckSizesAndOffsets(const Function& f, uint64_t seed = 1) {
         break;
       }
       if (use_stream && Failed(cudaStreamSynchronize(stream), "cudaStreamSynchronize", &r)) break;
-      const void* out_host_before = o.in_place == 1 ? hx.data() : o.in_place == 2 ? hg.data() : hy.data();
+      const char* out_host_before = o.in_place == 1 ? hx.data() : o.in_place == 2 ? hg.data() : hy.data();
       if (Failed(cudaMemcpy(got.data(), out_base, cap * es, cudaMemcpyDeviceToHost), "cudaMemcpy", &r)) break;
-      // Expected: the host before the call everywhere, the host evaluation in [yo, yo + n).
+      // Expected: the buffer as it was everywhere, the host evaluation in [yo, yo + n).
       std::memcpy(want.data(), out_host_before, cap * es);
       std::vector<char> body(n * es + 1);
-      HostEval(f, hg.data() + go * es, hx.data() + xo * es, body.data(), 0, n);
+      const char* g_in = hg.data() + go * es;
+      const char* x_in = hx.data() + xo * es;
+      ParallelFor(n, [&](size_t b, size_t e) { HostEval(f, g_in, x_in, body.data(), b, e); });
       std::memcpy(want.data() + yo * es, body.data(), n * es);
       for (size_t i = 0; i < cap; ++i) {
         const uint32_t a = Element(f.type, got.data(), i), b = Element(f.type, want.data(), i);
@@ -463,9 +472,11 @@ inline Report CheckSizesAndOffsets(const Function& f, uint64_t seed = 1) {
         // Outside the output range nothing may change, not even a NaN's bits.
         if (inside ? SameResult(f.type, a, b) : a == b) continue;
         char line[200];
-        std::snprintf(line, sizeof line, "%s n=%zu offsets x%zu g%zu y%zu in_place=%d: element %zd %s: device %s, want %s",
-                      f.Name().c_str(), n, o.x, o.g, o.y, o.in_place, static_cast<ptrdiff_t>(i - yo),
-                      inside ? "(output)" : "(guard)", Hex(a, f.type).c_str(), Hex(b, f.type).c_str());
+        std::snprintf(line, sizeof line,
+                      "%s n=%zu offsets x%zu g%zu y%zu in_place=%d: element %td %s: device %s, want %s",
+                      f.Name().c_str(), n, o.x, o.g, o.y, o.in_place,
+                      static_cast<ptrdiff_t>(i) - static_cast<ptrdiff_t>(yo), inside ? "(output)" : "(guard)",
+                      Hex(a, f.type).c_str(), Hex(b, f.type).c_str());
         r.Fail(line);
       }
       r.checked += n;
