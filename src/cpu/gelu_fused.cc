@@ -59,24 +59,24 @@ void BiasBackwardTileKernel(int io, int kind, const void* g, const void* x, cons
 }
 
 void GegluForwardKernel(int io, int kind, const void* a, size_t lda, const void* b, size_t ldb, void* y, size_t ldy,
-                        size_t cols, size_t begin, size_t end) {
+                        size_t cols, size_t begin, size_t end, const double* ftab) {
   WithIoForm(io, kind, [&](auto io_tag, auto k) HWY_ATTR {
     using Io = decltype(io_tag);
     using T = typename Io::T;
     GegluForwardLoop<Io, decltype(k)::value>(static_cast<const T*>(a), lda, static_cast<const T*>(b), ldb,
-                                             static_cast<T*>(y), ldy, cols, begin, end);
+                                             static_cast<T*>(y), ldy, cols, begin, end, ftab);
   });
 }
 
 void GegluBackwardKernel(int io, int kind, const void* g, size_t ldg, const void* a, size_t lda, const void* b,
                          size_t ldb, void* ga, size_t ldga, void* gb, size_t ldgb, size_t cols, size_t begin,
-                         size_t end) {
+                         size_t end, const double* ftab, const double* dtab) {
   WithIoForm(io, kind, [&](auto io_tag, auto k) HWY_ATTR {
     using Io = decltype(io_tag);
     using T = typename Io::T;
     GegluBackwardLoop<Io, decltype(k)::value>(static_cast<const T*>(g), ldg, static_cast<const T*>(a), lda,
                                               static_cast<const T*>(b), ldb, static_cast<T*>(ga), ldga,
-                                              static_cast<T*>(gb), ldgb, cols, begin, end);
+                                              static_cast<T*>(gb), ldgb, cols, begin, end, ftab, dtab);
   });
 }
 
@@ -104,13 +104,14 @@ void BiasBackwardTile(Io io, int kind, const void* g, const void* x, const void*
   HWY_DYNAMIC_DISPATCH(BiasBackwardTileKernel)(io, kind, g, x, bias, grad_x, cols, r0, r1, c0, c1, sums);
 }
 void GegluForward(Io io, int kind, const void* a, size_t lda, const void* b, size_t ldb, void* y, size_t ldy,
-                  size_t cols, size_t begin, size_t end) {
-  HWY_DYNAMIC_DISPATCH(GegluForwardKernel)(io, kind, a, lda, b, ldb, y, ldy, cols, begin, end);
+                  size_t cols, size_t begin, size_t end, const double* ftab) {
+  HWY_DYNAMIC_DISPATCH(GegluForwardKernel)(io, kind, a, lda, b, ldb, y, ldy, cols, begin, end, ftab);
 }
 void GegluBackward(Io io, int kind, const void* g, size_t ldg, const void* a, size_t lda, const void* b, size_t ldb,
-                   void* grad_a, size_t ldga, void* grad_b, size_t ldgb, size_t cols, size_t begin, size_t end) {
+                   void* grad_a, size_t ldga, void* grad_b, size_t ldgb, size_t cols, size_t begin, size_t end,
+                   const double* ftab, const double* dtab) {
   HWY_DYNAMIC_DISPATCH(GegluBackwardKernel)(io, kind, g, ldg, a, lda, b, ldb, grad_a, ldga, grad_b, ldgb, cols,
-                                            begin, end);
+                                            begin, end, ftab, dtab);
 }
 
 }  // namespace cpu
@@ -129,6 +130,17 @@ void StoreRounded(Io io, void* p, size_t i, double v) {
     case gelu::cpu::kIoBf16: static_cast<uint16_t*>(p)[i] = gelu::common::DoubleToBf16(v); return;
     default: static_cast<uint16_t*>(p)[i] = gelu::common::DoubleToF16(v); return;
   }
+}
+
+// f and f' in double per half encoding (null for float32, or if no memory: the kernels then compute them).
+const double* ForwardTable(Io io, int kind) {
+  return io == gelu::cpu::kIoF32 ? nullptr
+                                 : static_cast<const double*>(gelu::cpu::HalfTable(io, kind, gelu::cpu::kTableForward));
+}
+const double* DerivativeTable(Io io, int kind) {
+  return io == gelu::cpu::kIoF32
+             ? nullptr
+             : static_cast<const double*>(gelu::cpu::HalfTable(io, kind, gelu::cpu::kTableDerivative));
 }
 
 const unsigned char* Bytes(const void* p) { return static_cast<const unsigned char*>(p); }
@@ -242,8 +254,9 @@ gelu_status GegluForward(Io io, const void* a, const void* b, void* y, size_t n,
   if (n == 0) return GELU_OK;
   if (a == nullptr || b == nullptr || y == nullptr) return GELU_INVALID_ARGUMENT;
   if (PartialOverlap(a, y, bytes) || PartialOverlap(b, y, bytes)) return GELU_INVALID_ARGUMENT;
+  const double* ftab = ForwardTable(io, approx);
   gelu::parallel::ParallelFor(n, [&](size_t begin, size_t end) {
-    gelu::cpu::GegluForward(io, approx, a, 0, b, 0, y, 0, n, begin, end);
+    gelu::cpu::GegluForward(io, approx, a, 0, b, 0, y, 0, n, begin, end, ftab);
   });
   return GELU_OK;
 }
@@ -260,8 +273,10 @@ gelu_status GegluBackward(Io io, const void* g, const void* a, const void* b, vo
     if (PartialOverlap(in, ga, bytes) || PartialOverlap(in, gb, bytes)) return GELU_INVALID_ARGUMENT;
   }
   if (Overlap(ga, bytes, gb, bytes)) return GELU_INVALID_ARGUMENT;
+  const double* ftab = ForwardTable(io, approx);
+  const double* dtab = DerivativeTable(io, approx);
   gelu::parallel::ParallelFor(n, [&](size_t begin, size_t end) {
-    gelu::cpu::GegluBackward(io, approx, g, 0, a, 0, b, 0, ga, 0, gb, 0, n, begin, end);
+    gelu::cpu::GegluBackward(io, approx, g, 0, a, 0, b, 0, ga, 0, gb, 0, n, begin, end, ftab, dtab);
   });
   return GELU_OK;
 }
@@ -277,8 +292,9 @@ gelu_status GegluRowsForward(Io io, const void* x, void* y, size_t rows, size_t 
   if (x == nullptr || y == nullptr) return GELU_INVALID_ARGUMENT;
   if (Overlap(x, bytes, y, bytes / 2)) return GELU_INVALID_ARGUMENT;
   const auto* xb = Bytes(x);
+  const double* ftab = ForwardTable(io, approx);
   gelu::parallel::ParallelFor(n, [&](size_t begin, size_t end) {
-    gelu::cpu::GegluForward(io, approx, xb, 2 * cols, xb + cols * size, 2 * cols, y, cols, cols, begin, end);
+    gelu::cpu::GegluForward(io, approx, xb, 2 * cols, xb + cols * size, 2 * cols, y, cols, cols, begin, end, ftab);
   });
   return GELU_OK;
 }
@@ -296,9 +312,11 @@ gelu_status GegluRowsBackward(Io io, const void* g, const void* x, void* gx, siz
   if (PartialOverlap(x, gx, bytes) || Overlap(g, bytes / 2, gx, bytes)) return GELU_INVALID_ARGUMENT;
   const auto* xb = Bytes(x);
   auto* gxb = Bytes(gx);
+  const double* ftab = ForwardTable(io, approx);
+  const double* dtab = DerivativeTable(io, approx);
   gelu::parallel::ParallelFor(n, [&](size_t begin, size_t end) {
     gelu::cpu::GegluBackward(io, approx, g, cols, xb, 2 * cols, xb + cols * size, 2 * cols, gxb, 2 * cols,
-                             gxb + cols * size, 2 * cols, cols, begin, end);
+                             gxb + cols * size, 2 * cols, cols, begin, end, ftab, dtab);
   });
   return GELU_OK;
 }

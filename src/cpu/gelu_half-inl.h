@@ -211,6 +211,15 @@ HWY_INLINE hn::Vec<DD> LoadD(DD dd, const typename Io::T* p) {
   return hn::PromoteTo(dd, Io::LoadF(df, p));
 }
 
+// table[h] for the Lanes(dd) half-precision encodings h at p (the per-input tables of src/cpu/gelu_half.cc).
+template <class DD>
+HWY_INLINE hn::Vec<DD> GatherByBits(DD dd, const double* table, const uint16_t* p) {
+  const hn::Rebind<uint16_t, DD> d16;
+  const hn::Rebind<int32_t, DD> d32;
+  const hn::Rebind<int64_t, DD> d64;
+  return hn::GatherIndex(dd, table, hn::PromoteTo(d64, hn::PromoteTo(d32, hn::LoadU(d16, p))));
+}
+
 // Runs body(i, count) over [0, n): full vectors in place, then the tail (count < N) once; `body` handles
 // a tail by staging through stack buffers so that it runs the same full-vector code.
 template <class DD, class Body>
@@ -326,15 +335,22 @@ HWY_NOINLINE void BiasBackwardTile(const typename Io::T* g, const typename Io::T
   }
 }
 
-// GEGLU forward: y[r][c] = f(a[r][c]) * b[r][c], the product formed in double and rounded once.
-template <class Io, int kKind>
-HWY_NOINLINE void GegluForwardLoop(const typename Io::T* a, size_t lda, const typename Io::T* b, size_t ldb,
-                                   typename Io::T* y, size_t ldy, size_t cols, size_t begin, size_t end) {
+// GEGLU forward: y[r][c] = f(a[r][c]) * b[r][c], the product formed in double and rounded once. For half types,
+// ftab (may be null) holds f in double for every encoding, as computed here: then f(a) is gathered, not computed.
+template <class Io, int kKind, bool kTable>
+HWY_NOINLINE void GegluForwardImpl(const typename Io::T* a, size_t lda, const typename Io::T* b, size_t ldb,
+                                   typename Io::T* y, size_t ldy, size_t cols, size_t begin, size_t end,
+                                   const double* ftab) {
   using T = typename Io::T;
   const hn::ScalableTag<double> dd;
   constexpr size_t kMax = hn::MaxLanes(dd);
   auto one = [&](const T* ap, const T* bp, T* yp) HWY_ATTR {
-    const auto fa = KindForOutput<kKind, false, Io::kHalf>(dd, LoadD<Io>(dd, ap));
+    hn::Vec<decltype(dd)> fa;
+    if constexpr (kTable) {
+      fa = GatherByBits(dd, ftab, ap);
+    } else {
+      fa = KindForOutput<kKind, false, Io::kHalf>(dd, LoadD<Io>(dd, ap));
+    }
     Io::Store(dd, hn::Mul(fa, LoadD<Io>(dd, bp)), yp);
   };
   ForEachRowSegment(cols, begin, end, [&](size_t r, size_t c, size_t len) HWY_ATTR {
@@ -350,22 +366,40 @@ HWY_NOINLINE void GegluForwardLoop(const typename Io::T* a, size_t lda, const ty
   });
 }
 
+template <class Io, int kKind>
+HWY_INLINE void GegluForwardLoop(const typename Io::T* a, size_t lda, const typename Io::T* b, size_t ldb,
+                                 typename Io::T* y, size_t ldy, size_t cols, size_t begin, size_t end,
+                                 const double* ftab) {
+  if constexpr (Io::kHalf) {
+    if (ftab != nullptr) return GegluForwardImpl<Io, kKind, true>(a, lda, b, ldb, y, ldy, cols, begin, end, ftab);
+  }
+  GegluForwardImpl<Io, kKind, false>(a, lda, b, ldb, y, ldy, cols, begin, end, nullptr);
+}
+
 // GEGLU backward: grad_a = (g * b) * f'(a), grad_b = g * f(a); g * b is exact in double (two float
 // significands), each result rounded once. Every input of a vector is loaded before either output is stored,
 // so an output may alias any input exactly.
-template <class Io, int kKind>
-HWY_NOINLINE void GegluBackwardLoop(const typename Io::T* g, size_t ldg, const typename Io::T* a, size_t lda,
+// ftab, dtab (may be null): f and f' in double for every half encoding, as in GegluForwardLoop.
+template <class Io, int kKind, bool kTable>
+HWY_NOINLINE void GegluBackwardImpl(const typename Io::T* g, size_t ldg, const typename Io::T* a, size_t lda,
                                     const typename Io::T* b, size_t ldb, typename Io::T* ga, size_t ldga,
-                                    typename Io::T* gb, size_t ldgb, size_t cols, size_t begin, size_t end) {
+                                    typename Io::T* gb, size_t ldgb, size_t cols, size_t begin, size_t end,
+                                    const double* ftab, const double* dtab) {
   using T = typename Io::T;
   const hn::ScalableTag<double> dd;
   constexpr size_t kMax = hn::MaxLanes(dd);
   auto one = [&](const T* gp, const T* ap, const T* bp, T* gap, T* gbp) HWY_ATTR {
     const auto gd = LoadD<Io>(dd, gp);
-    const auto ad = LoadD<Io>(dd, ap);
     const auto bd = LoadD<Io>(dd, bp);
-    const auto fa = KindForOutput<kKind, false, Io::kHalf>(dd, ad);
-    const auto da = KindForOutput<kKind, true, Io::kHalf>(dd, ad);
+    hn::Vec<decltype(dd)> fa, da;
+    if constexpr (kTable) {
+      fa = GatherByBits(dd, ftab, ap);
+      da = GatherByBits(dd, dtab, ap);
+    } else {
+      const auto ad = LoadD<Io>(dd, ap);
+      fa = KindForOutput<kKind, false, Io::kHalf>(dd, ad);
+      da = KindForOutput<kKind, true, Io::kHalf>(dd, ad);
+    }
     Io::Store(dd, hn::Mul(hn::Mul(gd, bd), da), gap);
     Io::Store(dd, hn::Mul(gd, fa), gbp);
   };
@@ -385,6 +419,20 @@ HWY_NOINLINE void GegluBackwardLoop(const typename Io::T* g, size_t ldg, const t
       }
     });
   });
+}
+
+template <class Io, int kKind>
+HWY_INLINE void GegluBackwardLoop(const typename Io::T* g, size_t ldg, const typename Io::T* a, size_t lda,
+                                  const typename Io::T* b, size_t ldb, typename Io::T* ga, size_t ldga,
+                                  typename Io::T* gb, size_t ldgb, size_t cols, size_t begin, size_t end,
+                                  const double* ftab, const double* dtab) {
+  if constexpr (Io::kHalf) {
+    if (ftab != nullptr && dtab != nullptr) {
+      return GegluBackwardImpl<Io, kKind, true>(g, ldg, a, lda, b, ldb, ga, ldga, gb, ldgb, cols, begin, end, ftab,
+                                                dtab);
+    }
+  }
+  GegluBackwardImpl<Io, kKind, false>(g, ldg, a, lda, b, ldb, ga, ldga, gb, ldgb, cols, begin, end, nullptr, nullptr);
 }
 
 }  // namespace HWY_NAMESPACE

@@ -47,31 +47,33 @@ void ElementwiseKernel(int io, int kind, bool backward, const void* g, const voi
 
 // ---- Lookup tables (see cpu::HalfTable below): the kernels above, evaluated once for all 65,536 inputs.
 
-// out[h] = f'(h) in double for every encoding h of a half type, exactly as ElementwiseLoop computes it before
-// multiplying by grad_out (KindForOutput, with the half-precision corrections).
-template <class Io, int kKind>
-void DerivativeTableIo(double* out) {
+// out[h] = f(h) or f'(h) in double for every encoding h of a half type, exactly as the loops compute them before
+// any multiplication and the final rounding (KindForOutput, with the half-precision corrections).
+template <class Io, int kKind, bool kDerivative>
+void ValueTableIo(double* out) {
   const hn::ScalableTag<double> dd;
   const size_t N = hn::Lanes(dd);
   HWY_ALIGN uint16_t bits[hn::MaxLanes(dd)];
   for (uint32_t i = 0; i < 65536; i += static_cast<uint32_t>(N)) {  // N divides 65,536
     for (size_t j = 0; j < N; ++j) bits[j] = static_cast<uint16_t>(i + j);
-    hn::StoreU(KindForOutput<kKind, true, true>(dd, LoadD<Io>(dd, bits)), dd, out + i);
+    hn::StoreU(KindForOutput<kKind, kDerivative, true>(dd, LoadD<Io>(dd, bits)), dd, out + i);
   }
 }
-template <class Io>
-void DerivativeTableKind(int kind, double* out) {
+template <class Io, bool kDerivative>
+void ValueTableKind(int kind, double* out) {
   switch (kind) {
-    case cpu::kKindNone: return DerivativeTableIo<Io, cpu::kKindNone>(out);
-    case cpu::kKindTanh: return DerivativeTableIo<Io, cpu::kKindTanh>(out);
-    case cpu::kKindSigmoid: return DerivativeTableIo<Io, cpu::kKindSigmoid>(out);
-    case cpu::kKindGeluFast: return DerivativeTableIo<Io, cpu::kKindGeluFast>(out);
-    default: return DerivativeTableIo<Io, cpu::kKindGelu10>(out);
+    case cpu::kKindNone: return ValueTableIo<Io, cpu::kKindNone, kDerivative>(out);
+    case cpu::kKindTanh: return ValueTableIo<Io, cpu::kKindTanh, kDerivative>(out);
+    case cpu::kKindSigmoid: return ValueTableIo<Io, cpu::kKindSigmoid, kDerivative>(out);
+    case cpu::kKindGeluFast: return ValueTableIo<Io, cpu::kKindGeluFast, kDerivative>(out);
+    default: return ValueTableIo<Io, cpu::kKindGelu10, kDerivative>(out);
   }
 }
-void DerivativeTableKernel(int io, int kind, double* out) {
-  if (io == cpu::kIoBf16) return DerivativeTableKind<IoBf16>(kind, out);
-  return DerivativeTableKind<IoF16>(kind, out);
+void ValueTableKernel(int io, int kind, bool derivative, double* out) {
+  if (io == cpu::kIoBf16) {
+    return derivative ? ValueTableKind<IoBf16, true>(kind, out) : ValueTableKind<IoBf16, false>(kind, out);
+  }
+  return derivative ? ValueTableKind<IoF16, true>(kind, out) : ValueTableKind<IoF16, false>(kind, out);
 }
 
 // y = g * table[x], the product in double rounded once: the same operations as ElementwiseLoop's backward, with
@@ -113,7 +115,7 @@ HWY_AFTER_NAMESPACE();
 
 namespace gelu {
 HWY_EXPORT(ElementwiseKernel);
-HWY_EXPORT(DerivativeTableKernel);
+HWY_EXPORT(ValueTableKernel);
 HWY_EXPORT(LookupBackwardKernel);
 
 namespace cpu {
@@ -124,16 +126,16 @@ void Elementwise(Io io, int kind, bool backward, const void* g, const void* x, v
 
 namespace {
 
-// Lookup tables for the half types. A bf16/fp16 input has only 65,536 values, so f (already rounded to the type)
-// and f' (in double, before the multiplication by grad_out) are computed once per type, kind and direction -- by
-// the very kernels above, over all inputs -- and arrays then cost one load per element (forward) or a gather, a
-// multiplication and the rounding (backward), instead of ~50 double operations. The results are the kernels'
-// bits by construction. A table is built on first use (about 1 ms), 128 KiB (forward) or 512 KiB (backward),
-// and kept for the life of the process. Tables are kept per SIMD target, so that tests which switch targets
-// (hwy::SetSupportedTargetsForTest) check each target's kernels over every input. If memory for a table cannot
-// be had, the kernels run directly.
+// Lookup tables for the half types. A bf16/fp16 input has only 65,536 values, so f (rounded to the type, for
+// gelu_forward_*), and f and f' in double (before the multiplications of the backward and GEGLU, and the final
+// rounding) are computed once per type and kind -- by the very kernels above, over all inputs -- and arrays then
+// cost one load per element (forward) or a gather, the multiplications and the rounding, instead of ~50 double
+// operations per element. The results are the kernels' bits by construction. A table is built on first use
+// (about a millisecond), 128 KiB (rounded f) or 512 KiB (double), and kept for the life of the process. Tables
+// are kept per SIMD target, so that tests which switch targets (hwy::SetSupportedTargetsForTest) check each
+// target's kernels over every input. If memory for a table cannot be had, the kernels run directly.
 constexpr int kMaxTargets = 64;  // Highway targets are bits of an int64_t
-std::atomic<const void*> g_tables[kMaxTargets][2][kNumKinds][2];
+std::atomic<const void*> g_tables[kMaxTargets][2][kNumKinds][kNumHalfTables];
 std::mutex g_tables_mutex;
 
 int CurrentTargetIndex() {
@@ -142,16 +144,17 @@ int CurrentTargetIndex() {
   return __builtin_ctzll(static_cast<unsigned long long>(best));
 }
 
-// The forward table (uint16_t[65536]) or derivative table (double[65536]) of (io, kind), or null.
-const void* HalfTable(Io io, int kind, bool derivative) {
-  std::atomic<const void*>& slot = g_tables[CurrentTargetIndex()][io == kIoBf16 ? 0 : 1][kind][derivative];
+}  // namespace
+
+const void* HalfTable(Io io, int kind, HalfTableKind which) {
+  std::atomic<const void*>& slot = g_tables[CurrentTargetIndex()][io == kIoBf16 ? 0 : 1][kind][which];
   if (const void* t = slot.load(std::memory_order_acquire)) return t;
   const std::lock_guard<std::mutex> lock(g_tables_mutex);
   if (const void* t = slot.load(std::memory_order_relaxed)) return t;
   const void* table = nullptr;
-  if (derivative) {
+  if (which != kTableRounded) {
     auto* d = new (std::nothrow) double[65536];
-    if (d != nullptr) HWY_DYNAMIC_DISPATCH(DerivativeTableKernel)(io, kind, d);
+    if (d != nullptr) HWY_DYNAMIC_DISPATCH(ValueTableKernel)(io, kind, which == kTableDerivative, d);
     table = d;
   } else {
     const std::unique_ptr<uint16_t[]> inputs(new (std::nothrow) uint16_t[65536]);
@@ -165,6 +168,8 @@ const void* HalfTable(Io io, int kind, bool derivative) {
   slot.store(table, std::memory_order_release);  // a null table is retried on the next call
   return table;
 }
+
+namespace {
 
 void LookupForward(const uint16_t* table, const uint16_t* x, uint16_t* y, size_t n) {
   for (size_t i = 0; i < n; ++i) y[i] = table[x[i]];
@@ -183,7 +188,7 @@ gelu_status RunElementwise(Io io, int kind, bool backward, const void* g, const 
     const auto* gh = static_cast<const uint16_t*>(g);
     const auto* xh = static_cast<const uint16_t*>(x);
     auto* yh = static_cast<uint16_t*>(y);
-    if (const void* table = HalfTable(io, kind, backward)) {
+    if (const void* table = HalfTable(io, kind, backward ? kTableDerivative : kTableRounded)) {
       if (backward) {
         const auto* t = static_cast<const double*>(table);
         gelu::parallel::ParallelFor(n, [&](size_t begin, size_t end) {

@@ -47,12 +47,21 @@ void BiasForward(Io io, int kind, const void* x, const void* bias, void* y, size
 // sum over those rows, in row order, of the unrounded products (double).
 void BiasBackwardTile(Io io, int kind, const void* g, const void* x, const void* bias, void* grad_x, size_t cols,
                       size_t r0, size_t r1, size_t c0, size_t c1, double* sums);
-// y[r][c] = f(a[r][c]) * b[r][c] over the flat range [begin, end) of rows x cols; ld* are row strides.
+// y[r][c] = f(a[r][c]) * b[r][c] over the flat range [begin, end) of rows x cols; ld* are row strides. Half types:
+// ftab, dtab (may be null) are HalfTable(io, kind, kTableForward / kTableDerivative), used instead of computing.
 void GegluForward(Io io, int kind, const void* a, size_t lda, const void* b, size_t ldb, void* y, size_t ldy,
-                  size_t cols, size_t begin, size_t end);
+                  size_t cols, size_t begin, size_t end, const double* ftab);
 // grad_a = g * b * f'(a), grad_b = g * f(a).
 void GegluBackward(Io io, int kind, const void* g, size_t ldg, const void* a, size_t lda, const void* b, size_t ldb,
-                   void* grad_a, size_t ldga, void* grad_b, size_t ldgb, size_t cols, size_t begin, size_t end);
+                   void* grad_a, size_t ldga, void* grad_b, size_t ldgb, size_t cols, size_t begin, size_t end,
+                   const double* ftab, const double* dtab);
+
+// Per-input tables of a half type (src/cpu/gelu_half.cc): f rounded to the type (uint16_t[65536]), or f or f'
+// in double before any multiplication and rounding (double[65536]), as the kernels compute them for the SIMD
+// target chosen now; built on first use. Null if memory could not be had (then run the kernels).
+enum HalfTableKind : int { kTableRounded = 0, kTableForward = 1, kTableDerivative = 2 };
+inline constexpr int kNumHalfTables = 3;
+const void* HalfTable(Io io, int kind, HalfTableKind which);
 
 // ---- Validated, threaded drivers (C API semantics: GELU_INVALID_ARGUMENT writes nothing).
 // Elementwise over n elements: null pointers with n > 0 or partial overlaps are invalid; `kind` is trusted.
