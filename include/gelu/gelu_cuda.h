@@ -53,7 +53,10 @@ GELU_API gelu_status gelu_cuda_backward_f32(const float* grad_out, const float* 
 
 /* bfloat16 and IEEE binary16, stored as uint16_t bit patterns (the layout of __nv_bfloat16, __half,
  * torch.bfloat16, torch.float16). Each input is widened exactly, f or grad_out * f' is evaluated in double
- * as for float32, and the result is rounded once to the 16-bit type (round to nearest even). */
+ * as for float32, and the result is rounded once to the 16-bit type (round to nearest even).
+ * The first call with n >= 65536 on a device builds lookup tables there (a small kernel, waited for: make one
+ * such call before capturing a CUDA graph). cudaDeviceReset() discards them without the library knowing: after
+ * a reset, set GELU_CUDA_HALF_TABLES=0 in the environment before the first call, or restart the process. */
 GELU_API gelu_status gelu_cuda_forward_bf16(const uint16_t* x, uint16_t* y, size_t n, gelu_approximate approximate,
                                             void* stream);
 GELU_API gelu_status gelu_cuda_backward_bf16(const uint16_t* grad_out, const uint16_t* x, uint16_t* grad_in,

@@ -152,7 +152,7 @@ __global__ void __launch_bounds__(kThreads) GeluKernel(const Params<typename Op:
 // ---------------------------------------------------------------------------------------------------------
 // 16-bit lookup tables. A 16-bit input has only 65,536 values, so f(x) (and f'(x), in double) can be computed
 // once per device by the same element functions and looked up: the results are the same bits as computing them,
-// without the ~40-50 fp64 instructions per element that otherwise make the 16-bit kernels arithmetic-bound (see
+// without the 20-50 fp64 instructions per element that otherwise make the 16-bit kernels arithmetic-bound (see
 // the cost note at the top). The tables cover the binades where activations live, |x| in [2^-16, 16) for bf16
 // (5,120 values) and [2^-8, 16) for fp16 (24,576 values); other inputs, rare in N(0, s) data, are computed as in
 // Direct. Each block copies its table from global to shared memory (10 KiB: bf16 forward, 40 KiB: bf16
@@ -160,10 +160,10 @@ __global__ void __launch_bounds__(kThreads) GeluKernel(const Params<typename Op:
 // dozens of L1 wavefronts of a global gather. fp16 backward has no table: its derivative table over a useful
 // range would not fit (8 bytes per entry, 2,048 entries per binade).
 
-
-__device__ uint16_t g_bf16_forward[3][Bf16Range::kEntries];
-__device__ double g_bf16_derivative[3][Bf16Range::kEntries];
-__device__ uint16_t g_f16_forward[3][F16Range::kEntries];
+// 16-byte aligned: blocks copy them as uint4 vectors (each form's row is a multiple of 16 bytes too).
+__device__ __align__(16) uint16_t g_bf16_forward[3][Bf16Range::kEntries];
+__device__ __align__(16) double g_bf16_derivative[3][Bf16Range::kEntries];
+__device__ __align__(16) uint16_t g_f16_forward[3][F16Range::kEntries];
 
 template <int Form>
 __device__ void InitTablesForm(int i) {
