@@ -23,7 +23,7 @@ namespace fs = std::filesystem;
 
 std::vector<std::byte> Bytes(const std::string& s) {
   std::vector<std::byte> b(s.size());
-  std::memcpy(b.data(), s.data(), s.size());
+  if (!s.empty()) std::memcpy(b.data(), s.data(), s.size());  // memcpy from null (empty vector) is UB
   return b;
 }
 
@@ -45,7 +45,7 @@ std::string MakeNpy(int major, std::string header, const std::string& data, bool
 template <class T>
 std::string Raw(const std::vector<T>& v, bool big_endian = false) {
   std::string s(v.size() * sizeof(T), '\0');
-  std::memcpy(s.data(), v.data(), s.size());
+  if (!v.empty()) std::memcpy(s.data(), v.data(), s.size());
   if (big_endian) {
     for (size_t i = 0; i < v.size(); ++i) std::reverse(s.begin() + i * sizeof(T), s.begin() + (i + 1) * sizeof(T));
   }
