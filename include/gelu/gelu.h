@@ -53,7 +53,8 @@ typedef enum gelu_approximate {
 typedef enum gelu_status {
   GELU_OK = 0,
   GELU_INVALID_ARGUMENT = 1,
-  GELU_UNKNOWN_VARIANT = 2 /* a variant name (or gelu_variant value) not in the table; see gelu_variant_from_name */
+  GELU_UNKNOWN_VARIANT = 2, /* a variant name (or gelu_variant value) not in the table; see gelu_variant_from_name */
+  GELU_CUDA_ERROR = 3       /* a CUDA call failed (gelu_cuda.h); gelu_cuda_last_error_string() has CUDA's text */
 } gelu_status;
 
 GELU_API gelu_status gelu_forward_f32(const float* x, float* y, size_t n, gelu_approximate approximate);

@@ -38,13 +38,6 @@
 extern "C" {
 #endif
 
-/* The status returned when a CUDA call fails. It belongs in gelu.h's enum gelu_status (GELU_CUDA_ERROR = 3,
- * after GELU_UNKNOWN_VARIANT = 2; requested from gelu.h's owner); until it is there, this header names the value.
- * Once gelu.h has the enumerator, the macro below still compiles (same value) and can be removed. */
-#ifndef GELU_CUDA_ERROR
-#define GELU_CUDA_ERROR ((gelu_status)3)
-#endif
-
 /* float32: y[i] = f(x[i]); grad_in[i] = grad_out[i] * f'(x[i]). */
 GELU_API gelu_status gelu_cuda_forward_f32(const float* x, float* y, size_t n, gelu_approximate approximate,
                                            void* stream);

@@ -71,6 +71,8 @@ const char* gelu_status_string(gelu_status status) {
     case GELU_OK: return "ok";
     case GELU_INVALID_ARGUMENT:
       return "invalid argument (null pointer with n > 0, unknown approximate, or output partly overlapping an input)";
+    case GELU_UNKNOWN_VARIANT: return "unknown GELU variant name or value";
+    case GELU_CUDA_ERROR: return "CUDA error (gelu_cuda_last_error_string() has the CUDA call and its message)";
   }
   return "unknown status";
 }
