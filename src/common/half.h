@@ -16,10 +16,11 @@
 // a quiet NaN of the same sign (the top fraction bit set, like the x86 and CUDA conversions).
 //
 // Scalar GELU of a half value: the input widens exactly to float, GeluF32InDouble (src/common/gelu_scalar.h)
-// gives f or f' in double with relative error < 2^-35, and that double rounds once to the output type. The
-// result is the correctly rounded value of the form's formula unless the exact value lies within 2^-35
-// (relative) of a midpoint between two half values. The exhaustive test (tests/half/half_exhaustive_test.cc)
-// finds exactly one family of such inputs, handled by TinyForwardNudge below; every other input of both
+// gives f or f' in double with a small relative error (bounded in src/common/gelu_scalar.h: ~2^-30 or less), and
+// that double rounds once to the output type. The result is the correctly rounded value of the form's formula
+// unless the exact value lies within that error of a midpoint between two half values. The exhaustive test
+// (tests/half/half_exhaustive_test.cc) finds exactly one family of such inputs, handled by TinyForwardNudge
+// below; every other input of both
 // types, every form, forward and f', is correctly rounded. NegativeTailDerivative below restores the sign of
 // f' (-0) where the kernels' far-tail shortcut loses it.
 #ifndef GELU_SRC_COMMON_HALF_H_
@@ -139,11 +140,13 @@ struct F16 {
 // does not (found by the exhaustive test, explained here). For tiny x, every form has
 //   f(x) = x/2 + c x^2 + O(x^3),  c = 1/sqrt(2 pi) (exact), sqrt(2/pi)/2 (tanh), 1.702/4 (sigmoid), all > 0,
 // so f(x) lies strictly above x/2. Below |x| = 2^-60 the double evaluation cannot see c x^2 (relative size
-// < 2^-60, under double's 2^-53 and the kernels' 2^-35 error), and it returns x/2 up to that error, on either
+// < 2^-60, under double's 2^-53 and the kernels' error), and it returns x/2 up to that error, on either
 // side. That is harmless when x/2 is a representable half value (the nearest boundaries are half an ULP,
-// 2^-9 relative, away), but when x is a subnormal with an odd last bit (bf16: |x| <= 2^-126; fp16 never, its
-// subnormals are >= 2^-24 where c x^2 is resolved), x/2 is exactly a midpoint, and the correctly rounded
-// result is the neighbour on the +inf side: away from zero for x > 0, towards zero for x < 0.
+// 2^-9 relative, away), but when x/2 falls in the subnormal range and x has an odd last significand bit (bf16:
+// the odd subnormals and the odd values of [2^-126, 2^-125), 256 inputs with both signs; fp16 never: there
+// |x| >= 2^-24 and c x^2 is resolved), x/2 is exactly a midpoint, and the correctly rounded result is the
+// neighbour on the +inf side: away from zero for x > 0, towards zero for x < 0 (without this, the 128 positive
+// ones were misrounded in every form).
 // So for |x| < 2^-60 the kernels return x/2 + |x| 2^-40: strictly between x/2 and every rounding boundary
 // above it (those are >= 2^-10 |x| away), which rounds to the correct neighbour in both cases. The forward
 // only: f'(x) ~ 1/2 + 2cx is far from any midpoint.

@@ -5,8 +5,8 @@
 //
 // Every function here evaluates GELU through GeluInDouble (src/cpu/gelu-inl.h) in double lanes, on inputs
 // that are float32 values: half inputs widen exactly to float, and the bias sum is rounded to float first.
-// So the error analysis of src/common/gelu_scalar.h holds unchanged (relative error < 2^-35 before the one
-// final rounding), and each lane's result depends on its own inputs only (tails go through the same vector
+// So the error analysis of src/common/gelu_scalar.h holds unchanged (its double-side relative error bound before
+// the one final rounding), and each lane's result depends on its own inputs only (tails go through the same vector
 // code via stack buffers), whatever the length, alignment, row layout or thread split.
 //
 // Narrowing to half precision rounds the double result ONCE, to nearest even, straight to the target format

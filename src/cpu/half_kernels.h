@@ -23,7 +23,7 @@ inline constexpr int kNumKinds = 5;
 // Its constant 0.7978845608 is sqrt(2/pi) = 0.79788456080286535... cut to 10 digits (relative difference
 // 3.6e-12 = 2^-38.0), so it is a different function from gelu_new; we evaluate it as written, through the
 // same x * sigmoid(z) form: z = 2 * 0.7978845608 * (x + 0.044715 x^3). Both products rounded once in double
-// (relative 2^-53, far below the kernels' 2^-35 budget), as kTanhZ1/kTanhZ3 are for the tanh form.
+// (relative 2^-53, far below the kernels' own error), as kTanhZ1/kTanhZ3 are for the tanh form.
 inline constexpr double kGeluFastZ1 = 2.0 * 0.7978845608;                   // exact doubling of the double
 inline constexpr double kGeluFastZ3 = kGeluFastZ1 * common::kTanhCubic;     // one rounding
 // gelu_10 (Hugging Face ClippedGELUActivation(-10, 10)): clip(GELU(x), -10, 10). GELU(x) >= -0.17, so only the
