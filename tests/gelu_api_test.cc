@@ -49,6 +49,10 @@ TEST(CApi, InvalidArgumentsWriteNothing) {
   EXPECT_EQ(gelu_backward_f64(nullptr, nullptr, nullptr, 0, GELU_APPROXIMATE_SIGMOID), GELU_OK);
   EXPECT_STRNE(gelu_status_string(GELU_INVALID_ARGUMENT), "");
   EXPECT_STREQ(gelu_status_string(GELU_OK), "ok");
+  for (gelu_status code : {GELU_INVALID_ARGUMENT, GELU_UNKNOWN_VARIANT, GELU_CUDA_ERROR}) {
+    EXPECT_STRNE(gelu_status_string(code), "unknown status") << code;
+  }
+  EXPECT_STREQ(gelu_status_string(static_cast<gelu_status>(99)), "unknown status");
 }
 
 TEST(CApi, ExactAliasingComputesInPlace) {
