@@ -154,26 +154,21 @@ int RunEval(const EvalOptions& o) {
 namespace {
 
 template <class T>
-void Compute(npy::Array& x, const npy::Array* grad, Approximation form) {
-  std::vector<T>& v = [&]() -> std::vector<T>& {
-    if constexpr (sizeof(T) == 4) {
-      return x.f32;
-    } else {
-      return x.f64;
-    }
-  }();
+void Compute(std::vector<T>& x, const std::vector<T>* grad, Approximation form) {
   if (grad == nullptr) {
-    gelu::forward(std::span<const T>(v), std::span<T>(v), form);  // in place
+    gelu::forward(std::span<const T>(x), std::span<T>(x), form);  // in place
   } else {
-    const std::vector<T>& g = [&]() -> const std::vector<T>& {
-      if constexpr (sizeof(T) == 4) {
-        return grad->f32;
-      } else {
-        return grad->f64;
-      }
-    }();
-    gelu::backward(std::span<const T>(g), std::span<const T>(v), std::span<T>(v), form);  // grad_in aliases x
+    gelu::backward(std::span<const T>(*grad), std::span<const T>(x), std::span<T>(x), form);  // grad_in aliases x
   }
+}
+
+// float16 through the C API, which takes the bit patterns as uint16_t (npy::Array stores them so, and the .npy
+// reader does not depend on the library's headers).
+void ComputeF16(std::vector<uint16_t>& x, const std::vector<uint16_t>* grad, Approximation form) {
+  const auto a = static_cast<gelu_approximate>(form);
+  const gelu_status s = grad == nullptr ? gelu_forward_f16(x.data(), x.data(), x.size(), a)
+                                        : gelu_backward_f16(grad->data(), x.data(), x.data(), x.size(), a);
+  if (s != GELU_OK) throw Failure(std::string("gelu_") + (grad ? "backward" : "forward") + "_f16: " + gelu_status_string(s));
 }
 
 }  // namespace
@@ -207,10 +202,10 @@ int RunApply(const ApplyOptions& o) {
                                 x.fortran_order ? "Fortran" : "C"));
     }
   }
-  if (x.dtype == npy::DType::f32) {
-    Compute<float>(x, grad ? &*grad : nullptr, forms[0]);
-  } else {
-    Compute<double>(x, grad ? &*grad : nullptr, forms[0]);
+  switch (x.dtype) {
+    case npy::DType::f32: Compute(x.f32, grad ? &grad->f32 : nullptr, forms[0]); break;
+    case npy::DType::f64: Compute(x.f64, grad ? &grad->f64 : nullptr, forms[0]); break;
+    case npy::DType::f16: ComputeF16(x.f16, grad ? &grad->f16 : nullptr, forms[0]); break;
   }
   npy::Write(o.out, x);
   if (o.verbose) {

@@ -125,7 +125,7 @@ int main(int argc, char** argv) {
 
   ApplyOptions ao;
   auto* apply = app.add_subcommand(
-      "apply", "Apply GELU (or its backward) to a NumPy .npy file (float32 or float64, any shape), writing a .npy "
+      "apply", "Apply GELU (or its backward) to a NumPy .npy file (float16, float32 or float64, any shape), writing a .npy "
                "of the same shape, dtype and order. OUT is written to a temporary file and renamed into place, so "
                "OUT may be IN and a failure leaves OUT untouched");
   apply->add_option("IN", ao.in, "Input .npy (x)")->required();

@@ -235,21 +235,18 @@ Descr ParseDescr(const Value& v) {
     if (c < '0' || c > '9') digits = false;
     if (digits) size = size * 10 + static_cast<unsigned>(c - '0');
   }
-  const std::string supported = "; gelu apply reads float32 ('<f4') and float64 ('<f8')";
+  const std::string supported = "; gelu apply reads float16 ('<f2'), float32 ('<f4') and float64 ('<f8')";
   if (!digits) size = 0;
   const auto bits = [&] { return size == 0 ? std::string() : std::to_string(size * 8); };
   switch (kind) {
     case 'f':
-      if (size == 4 || size == 8) {
+      if (size == 2 || size == 4 || size == 8) {
         const bool file_little = order == '<' || ((order == '|' || order == '=') &&
                                                   std::endian::native == std::endian::little);
-        return {size == 4 ? DType::f32 : DType::f64, file_little != (std::endian::native == std::endian::little)};
+        return {size == 2 ? DType::f16 : size == 4 ? DType::f32 : DType::f64,
+                file_little != (std::endian::native == std::endian::little)};
       }
       if (size == 0) throw Error("unknown dtype " + Quote(d) + supported);
-      if (size == 2) {
-        throw Error("unsupported dtype " + Quote(d) + " (float16): half precision is not supported yet (it arrives "
-                    "with the half-precision issue)" + supported);
-      }
       throw Error("unsupported dtype " + Quote(d) + " (float" + bits() + ")" + supported);
     case 'i': throw Error("unsupported dtype " + Quote(d) + " (int" + bits() + ")" + supported);
     case 'u': throw Error("unsupported dtype " + Quote(d) + " (uint" + bits() + ")" + supported);
@@ -271,15 +268,14 @@ void CopyElements(const std::byte* src, size_t n, bool swap, std::vector<T>& out
   out.resize(n);
   if (n > 0) std::memcpy(out.data(), src, n * sizeof(T));
   if (!swap) return;
-  using U = std::conditional_t<sizeof(T) == 4, uint32_t, uint64_t>;
   for (T& x : out) {
-    U u = std::bit_cast<U>(x);
-    if constexpr (sizeof(T) == 4) {
-      u = __builtin_bswap32(u);
+    if constexpr (sizeof(T) == 2) {
+      x = __builtin_bswap16(x);
+    } else if constexpr (sizeof(T) == 4) {
+      x = std::bit_cast<T>(__builtin_bswap32(std::bit_cast<uint32_t>(x)));
     } else {
-      u = __builtin_bswap64(u);
+      x = std::bit_cast<T>(__builtin_bswap64(std::bit_cast<uint64_t>(x)));
     }
-    x = std::bit_cast<T>(u);
   }
 }
 
@@ -287,7 +283,8 @@ std::string Errno(int e) { return std::strerror(e); }
 
 }  // namespace
 
-const char* to_string(DType t) { return t == DType::f32 ? "float32" : "float64"; }
+const char* to_string(DType t) { return t == DType::f32 ? "float32" : t == DType::f64 ? "float64" : "float16"; }
+size_t ItemSize(DType t) { return t == DType::f32 ? 4 : t == DType::f64 ? 8 : 2; }
 
 std::string ShapeString(const std::vector<uint64_t>& shape) {
   std::string s = "(";
@@ -380,7 +377,7 @@ Array Parse(std::span<const std::byte> file) {
     count = 0;
     overflow = false;
   }
-  const size_t item = d.dtype == DType::f32 ? 4 : 8;
+  const size_t item = ItemSize(d.dtype);
   const size_t data_start = header_start + header_len;
   const size_t available = file.size() - data_start;
   if (overflow || count > available / item) {
@@ -396,10 +393,10 @@ Array Parse(std::span<const std::byte> file) {
                 " follow the header");
   }
   const std::byte* data = file.data() + data_start;
-  if (d.dtype == DType::f32) {
-    CopyElements(data, count, d.swap, a.f32);
-  } else {
-    CopyElements(data, count, d.swap, a.f64);
+  switch (d.dtype) {
+    case DType::f32: CopyElements(data, count, d.swap, a.f32); break;
+    case DType::f64: CopyElements(data, count, d.swap, a.f64); break;
+    case DType::f16: CopyElements(data, count, d.swap, a.f16); break;
   }
   return a;
 }
@@ -409,7 +406,7 @@ namespace {
 // Magic, version, header length and the padded header: everything before the data.
 std::string Prefix(const Array& a) {
   const char order = std::endian::native == std::endian::little ? '<' : '>';
-  std::string header = std::string("{'descr': '") + order + (a.dtype == DType::f32 ? "f4" : "f8") +
+  std::string header = std::string("{'descr': '") + order + (a.dtype == DType::f32 ? "f4" : a.dtype == DType::f64 ? "f8" : "f2") +
                        "', 'fortran_order': " + (a.fortran_order ? "True" : "False") +
                        ", 'shape': " + ShapeString(a.shape) + ", }";
   // Pad with spaces so that magic + version + length + header is a multiple of 64 bytes and ends in '\n'.
@@ -430,7 +427,12 @@ std::string Prefix(const Array& a) {
 }
 
 std::span<const std::byte> DataBytes(const Array& a) {
-  return a.dtype == DType::f32 ? std::as_bytes(std::span<const float>(a.f32)) : std::as_bytes(std::span<const double>(a.f64));
+  switch (a.dtype) {
+    case DType::f32: return std::as_bytes(std::span<const float>(a.f32));
+    case DType::f64: return std::as_bytes(std::span<const double>(a.f64));
+    case DType::f16: return std::as_bytes(std::span<const uint16_t>(a.f16));
+  }
+  return {};
 }
 
 }  // namespace

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// Reader and writer for NumPy .npy files holding float32 or float64 arrays, for `gelu apply`.
+// Reader and writer for NumPy .npy files holding float16, float32 or float64 arrays, for `gelu apply`.
 //
 // This is the one parser in gelu that eats untrusted bytes, so it checks everything before it allocates or
 // copies: the magic string, the version (1.0, 2.0, 3.0), the header length against the file, the header as a
@@ -7,12 +7,12 @@
 // against overflow, and the data size against the file size (too little or too much is an error: a header that
 // lies about its shape is refused, never trusted). tests/fuzz/npy_fuzz.cc fuzzes Parse with libFuzzer.
 //
-// Supported: descr '<f4', '<f8' (also '=', '|' = native, little-endian here) and big-endian '>f4', '>f8'
-// (byte-swapped on read; Write always writes little-endian); fortran_order True or False (kept as read: GELU is
-// elementwise, so the element order does not matter as long as it is written back the same way); any rank,
-// including 0-d arrays and arrays with zero elements. Refused with a message naming the dtype: float16 (until
-// the half-precision issue lands), integers, booleans, complex, strings, objects, datetimes and structured
-// dtypes.
+// Supported: descr '<f2' (IEEE binary16), '<f4', '<f8' (also '=', '|' = native, little-endian here) and
+// big-endian '>f2', '>f4', '>f8' (byte-swapped on read; Write always writes little-endian); fortran_order True
+// or False (kept as read: GELU is elementwise, so the element order does not matter as long as it is written
+// back the same way); any rank, including 0-d arrays and arrays with zero elements. Refused with a message
+// naming the dtype: integers, booleans, complex, float128, strings, objects, datetimes and structured dtypes
+// (bfloat16 has no numpy dtype of its own, so it cannot arrive here as such).
 #ifndef GELU_TOOLS_NPY_H_
 #define GELU_TOOLS_NPY_H_
 
@@ -33,8 +33,9 @@ class Error : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-enum class DType { f32, f64 };
-const char* to_string(DType t);  // "float32" / "float64"
+enum class DType { f32, f64, f16 };
+const char* to_string(DType t);  // "float32" / "float64" / "float16"
+size_t ItemSize(DType t);        // 4 / 8 / 2
 
 struct Array {
   DType dtype = DType::f32;
@@ -42,8 +43,9 @@ struct Array {
   std::vector<uint64_t> shape;  // empty: a 0-d array holding one element
   std::vector<float> f32;       // the elements in file order, native byte order; used when dtype == f32
   std::vector<double> f64;      // used when dtype == f64
+  std::vector<uint16_t> f16;    // used when dtype == f16: the binary16 bit patterns
 
-  size_t size() const { return dtype == DType::f32 ? f32.size() : f64.size(); }
+  size_t size() const { return dtype == DType::f32 ? f32.size() : dtype == DType::f64 ? f64.size() : f16.size(); }
 };
 
 // "(3, 4)", "(3,)", "()": the shape as numpy prints it.

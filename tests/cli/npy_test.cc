@@ -117,6 +117,22 @@ TEST(NpyParse, BigEndianIsByteSwapped) {
   EXPECT_EQ(ParseString(MakeNpy(1, F4Header("(3,)", ">f8"), Raw(d, true))).f64, d);
 }
 
+TEST(NpyParse, Float16BothByteOrders) {
+  // binary16 bits: 1.0 = 0x3c00, -2.0 = 0xc000, smallest subnormal 0x0001, NaN 0x7e00.
+  const std::vector<uint16_t> h = {0x3c00, 0xc000, 0x0001, 0x7e00};
+  const Array a = ParseString(MakeNpy(1, F4Header("(2, 2)", "<f2"), Raw(h)));
+  EXPECT_EQ(a.dtype, DType::f16);
+  EXPECT_EQ(a.f16, h);
+  EXPECT_EQ(a.size(), 4u);
+  EXPECT_EQ(ParseString(MakeNpy(1, F4Header("(4,)", ">f2"), Raw(h, true))).f16, h);
+  ExpectError(MakeNpy(1, F4Header("(4,)", "<f2"), Raw(h).substr(1)), "shape (4,) of float16 needs 8 bytes but 7");
+  const Array b = Parse(Serialize(a));
+  EXPECT_EQ(b.dtype, DType::f16);
+  EXPECT_EQ(b.f16, h);
+  EXPECT_NE(std::string(reinterpret_cast<const char*>(Serialize(a).data()), 64).find("'descr': '<f2'"),
+            std::string::npos);
+}
+
 TEST(NpyParse, NativeAndNotApplicableByteOrderMarks) {
   const std::vector<float> f = {4.0f};
   EXPECT_EQ(ParseString(MakeNpy(1, F4Header("(1,)", "=f4"), Raw(f))).f32, f);
@@ -194,14 +210,12 @@ TEST(NpyParse, UnsupportedDtypes) {
   ExpectError(MakeNpy(1, F4Header("(1,)", "|V8"), "abcdefgh"), "(void/structured)");
   ExpectError(MakeNpy(1, F4Header("(1,)", "<M8[ns]"), "abcdefgh"), "(datetime/timedelta)");
   ExpectError(MakeNpy(1, F4Header("(1,)", "<f16"), "abcdefgh"), "(float128)");
-  ExpectError(MakeNpy(1, F4Header("(1,)", "<f2"), "ab"), "float16");
-  ExpectError(MakeNpy(1, F4Header("(1,)", "<f2"), "ab"), "not supported yet");
   ExpectError(MakeNpy(1, F4Header("(1,)", "float32"), "abcd"), "unknown dtype 'float32'");
   ExpectError(MakeNpy(1, "{'descr': [('a', '<f4'), ('b', '<i4')], 'fortran_order': False, 'shape': (1,), }",
                       "abcdefgh"),
               "structured");
   // Every refusal also says what is supported.
-  ExpectError(MakeNpy(1, F4Header("(1,)", "<i4"), "abcd"), "float32 ('<f4') and float64 ('<f8')");
+  ExpectError(MakeNpy(1, F4Header("(1,)", "<i4"), "abcd"), "float16 ('<f2'), float32 ('<f4') and float64 ('<f8')");
 }
 
 TEST(NpyParse, MalformedHeaders) {
@@ -248,7 +262,7 @@ TEST(NpySerialize, MatchesNumpyLayoutAndRoundTrips) {
 TEST(NpySerialize, RoundTripsEveryRankAndDtype) {
   for (const std::vector<uint64_t>& shape :
        {std::vector<uint64_t>{}, {0}, {5}, {2, 3}, {1, 1, 1, 1, 1, 1, 2}, {2, 0, 3}}) {
-    for (DType t : {DType::f32, DType::f64}) {
+    for (DType t : {DType::f32, DType::f64, DType::f16}) {
       Array a;
       a.dtype = t;
       a.shape = shape;
@@ -257,11 +271,13 @@ TEST(NpySerialize, RoundTripsEveryRankAndDtype) {
       for (size_t i = 0; i < n; ++i) {
         if (t == DType::f32) a.f32.push_back(static_cast<float>(i) * 0.25f - 1);
         if (t == DType::f64) a.f64.push_back(static_cast<double>(i) * 0.25 - 1);
+        if (t == DType::f16) a.f16.push_back(static_cast<uint16_t>(0x3c00 + i));
       }
       const Array b = Parse(Serialize(a));
       EXPECT_EQ(b.shape, shape) << ShapeString(shape);
       EXPECT_EQ(b.f32, a.f32);
       EXPECT_EQ(b.f64, a.f64);
+      EXPECT_EQ(b.f16, a.f16);
     }
   }
 }

@@ -26,14 +26,20 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   uint64_t n = 1;
   for (uint64_t d : a.shape) n *= d;  // cannot overflow: Parse checked n * itemsize against the input size
   if (n != a.size()) std::abort();
-  if ((a.dtype == gelu::npy::DType::f32 ? a.f64.size() : a.f32.size()) != 0) std::abort();
+  // Exactly one storage vector is used.
+  if (a.f32.size() + a.f64.size() + a.f16.size() != a.size()) std::abort();
   const Array b = gelu::npy::Parse(gelu::npy::Serialize(a));  // must not throw
   if (b.shape != a.shape || b.fortran_order != a.fortran_order || b.dtype != a.dtype || b.size() != a.size()) {
     std::abort();
   }
-  const void* pa = a.dtype == gelu::npy::DType::f32 ? static_cast<const void*>(a.f32.data()) : a.f64.data();
-  const void* pb = b.dtype == gelu::npy::DType::f32 ? static_cast<const void*>(b.f32.data()) : b.f64.data();
-  const size_t item = a.dtype == gelu::npy::DType::f32 ? 4 : 8;
-  if (a.size() > 0 && std::memcmp(pa, pb, a.size() * item) != 0) std::abort();
+  const auto storage = [](const Array& x) -> const void* {
+    switch (x.dtype) {
+      case gelu::npy::DType::f32: return x.f32.data();
+      case gelu::npy::DType::f64: return x.f64.data();
+      case gelu::npy::DType::f16: return x.f16.data();
+    }
+    return nullptr;
+  };
+  if (a.size() > 0 && std::memcmp(storage(a), storage(b), a.size() * gelu::npy::ItemSize(a.dtype)) != 0) std::abort();
   return 0;
 }
