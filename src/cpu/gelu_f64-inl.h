@@ -130,12 +130,47 @@ HWY_INLINE V Horner(D d, V x, const double (&c)[kN]) {
   return p;
 }
 
-// Horner over c[0..kLast] at x with the last kDd steps (the multiplications by x and the additions of
+// Estrin's scheme over c[kLo..kHi] at x, given the powers x2 = x^2, x4, x8, x16 (those needed): a tree of
+// depth ceil(log2(count)) instead of Horner's chain of count - 1 dependent FMAs, for the long polynomials here
+// (the kernels are latency-bound: the chains of one vector are too long for the out-of-order window).
+template <size_t kLo, size_t kHi, size_t kN, class V>
+HWY_INLINE V Estrin(const double (&c)[kN], V x, V x2, V x4, V x8, V x16) {
+  static_assert(kLo <= kHi && kHi < kN && kHi - kLo < 32, "coefficient range");
+  constexpr size_t kCount = kHi - kLo + 1;
+  const hn::DFromV<V> d;
+  if constexpr (kCount == 1) {
+    return hn::Set(d, c[kLo]);
+  } else if constexpr (kCount == 2) {
+    return hn::MulAdd(hn::Set(d, c[kHi]), x, hn::Set(d, c[kLo]));
+  } else {
+    constexpr size_t kM = kCount > 16 ? 16 : kCount > 8 ? 8 : kCount > 4 ? 4 : 2;  // largest power < count
+    V xm;
+    if constexpr (kM == 16) {
+      xm = x16;
+    } else if constexpr (kM == 8) {
+      xm = x8;
+    } else if constexpr (kM == 4) {
+      xm = x4;
+    } else {
+      xm = x2;
+    }
+    return hn::MulAdd(Estrin<kLo + kM, kHi>(c, x, x2, x4, x8, x16), xm,
+                      Estrin<kLo, kLo + kM - 1>(c, x, x2, x4, x8, x16));
+  }
+}
+
+// Polynomial c[0..kLast] at x: Estrin for c[kDd..kLast], then the last kDd Horner steps (the multiplications by x and the additions of
 // c[kDd-1] .. c[0]) in double-double: returns hi, sets lo. Used where the partial sums exceed the result, so
 // that ordinary Horner's final roundings would dominate the error.
-template <size_t kDd, size_t kLast, size_t kN, class D, class V = hn::Vec<D>>
+template <size_t kDd, size_t kLast, bool kEstrin = true, size_t kN, class D, class V = hn::Vec<D>>
 HWY_INLINE V HornerDd(D d, V x, const double (&c)[kN], V& lo) {
-  V h = Horner<kDd, kLast>(d, x, c);
+  V h;
+  if constexpr (kEstrin) {
+    const V x2 = hn::Mul(x, x), x4 = hn::Mul(x2, x2), x8 = hn::Mul(x4, x4), x16 = hn::Mul(x8, x8);
+    h = Estrin<kDd, kLast>(c, x, x2, x4, x8, x16);
+  } else {
+    h = Horner<kDd, kLast>(d, x, c);
+  }
   V l = hn::Zero(d);
   for (size_t j = kDd; j-- > 0;) {
     V pl;
@@ -164,8 +199,9 @@ HWY_INLINE void ExpNeg(D d, V ahi, V alo, V& mhi, V& mlo, V& s1, V& s2) {
   // r = -a - k ln 2 = rhi + rlo; rhi exact (see kLn2Hi), |rlo| <= 2^-32, rounded to ~2^-85.
   const V rhi = hn::MulAdd(k, hn::Set(d, -kLn2Hi), hn::Neg(ahi));
   const V rlo = hn::MulAdd(k, hn::Set(d, -kLn2Lo), hn::Neg(alo));
-  const V h = Horner<0, kExpDegree>(d, rhi, kExpH);
-  const V w = hn::Mul(hn::Mul(rhi, rhi), h);  // r^2 H(r) <= 0.066: its rounding is <= 2^-56.3 absolute
+  const V r2 = hn::Mul(rhi, rhi), r4 = hn::Mul(r2, r2), r8 = hn::Mul(r4, r4);
+  const V h = Estrin<0, kExpDegree>(kExpH, rhi, r2, r4, r8, r8);
+  const V w = hn::Mul(r2, h);  // r^2 H(r) <= 0.066: its rounding is <= 2^-56.3 absolute
   // exp(rhi + rlo) = (1 + rhi + w)(1 + rlo) to rlo^2/2 < 2^-65; 1 + rhi split exactly (|rhi| < 1).
   V e1;
   const V m1 = FastTwoSum(hn::Set(d, 1.0), rhi, e1);
@@ -195,16 +231,9 @@ HWY_INLINE V Scale(V y, V s1, V s2) {
 //              f(-t) = -t Q(t), f(t) = t - t Q(t); f'(-t) = D(t) = exp(-t^2/2)(S - phi0 t), f'(t) = 1 - D(t).
 // -5/4 < x <= -1/2 (derivative only): D(t) cancels to 0 at t0 = 0.7518; there D(t0 + d) = d W(d), d in dd.
 
-// x^3 P1(x^2) = Phi(x) - 1/2 - phi0 x (|x| <= 1, degree 12 in x^2) and x^3 R1(x^2) = f'(x) - 1/2 - 2 phi0 x
-// (|x| <= 1/2, degree 8), Horner, lowest degree first. Derivation: scripts/fit/gelu_f64_small.sollya
-// (fpminimax, relative, double coefficients): relative error 2^-53.5 for both (the rounding of the leading
-// coefficient), which reaches Phi scaled by |x^2 P1| / (|x| P) <= 1/6 and by |x P| / Phi <= 2.2.
-inline constexpr int kSmallPhiDegree = 12;
-inline constexpr double kSmallPhi[kSmallPhiDegree + 1] = {
-    -0x1.1058377e2ceep-4,   0x1.46d04297690acp-7,  -0x1.37403f6b8f111p-10, 0x1.e42b0d4226fe4p-14,
-    -0x1.3ce8f6cc870ep-17,  0x1.6588ea55156bfp-21, -0x1.61e3ee6fb7f7dp-25, 0x1.30085f9514e08p-29,
-    -0x1.968a77c063988p-36, -0x1.6c731536522aap-34, 0x1.e2d56761f90ffp-35, -0x1.5f38ff779ca74p-36,
-    0x1.c0601146124f5p-39};
+// x^3 R1(x^2) = f'(x) - 1/2 - 2 phi0 x for |x| <= 1/2, degree 8 in x^2 (Estrin), lowest degree
+// first. Derivation: scripts/fit/gelu_f64_small.sollya (fpminimax, relative, double coefficients): relative
+// error 2^-53.5 (the rounding of the leading coefficient), which reaches f' scaled by |x^3 R1| / f' <= 1/40.
 inline constexpr int kSmallDerivDegree = 8;
 inline constexpr double kSmallDeriv[kSmallDerivDegree + 1] = {
     -0x1.1058377e2ceep-2,  0x1.ea3863e31d896p-5,  -0x1.37403f6b82825p-7, 0x1.2e9ae83b60338p-10,
@@ -227,6 +256,23 @@ inline constexpr double kMillsF64[kMillsDegree + 1] = {
 // Dt(t0 + d) = d (w1 + d W2(d)) for t in [1/2, 5/4], W2 of degree 15 (d^2 .. d^17), Horner, lowest first;
 // t0 and w1 = Dt'(t0) as double-doubles. Derivation: scripts/fit/gelu_f64_root.sollya (fpminimax, relative,
 // double coefficients): relative error of Dt 2^-58.0 (of the fitted remainder 2^-53.9).
+// S(t) for t in [0, 3] as a polynomial in u = t - 3/2, degree 24, c0 a double-double; Estrin for degrees
+// 3..24, the last three Horner steps in dd (the partial sums reach 4x S at u = 3/2; simulated evaluation
+// error of this scheme <= 0.54 * 2^-53 relative, vs 1.3 * 2^-53 with one dd step). Derivation:
+// scripts/fit/gelu_f64_common.sollya (fpminimax, relative, [DD, D...]): relative error 2^-58.3.
+inline constexpr double kCommonMax = 3.0;
+inline constexpr double kCommonCenter = 1.5;
+inline constexpr int kCommonDegree = 24;
+inline constexpr double kCommonS0Lo = -0x1.d0a18f0d5b57p-59;
+inline constexpr double kCommonS[kCommonDegree + 1] = {
+    0x1.a5705596892b7p-3,   -0x1.71c04c317211dp-4,  0x1.204038e2e73c1p-5,   -0x1.99805968b714fp-7,
+    0x1.0d602eb745347p-8,   -0x1.4bf38a32025cfp-10, 0x1.826247b6b00f6p-12,  -0x1.ab8f478d7a558p-14,
+    0x1.c41919c4f6ea1p-16,  -0x1.cab51884239b6p-18, 0x1.c021e708a2308p-20,  -0x1.a6c6656204b8cp-22,
+    0x1.821f5ed4fe90dp-24,  -0x1.562051e43f23ap-26, 0x1.26a7ace433971p-28,  -0x1.ee32627001ef7p-31,
+    0x1.940ca627d3ad6p-33,  -0x1.42039a46a7a0ep-35, 0x1.f679cab8f468ep-38,  -0x1.866207271cb4fp-40,
+    0x1.240f7b6e66551p-42,  -0x1.7293afd926c47p-45, 0x1.09dc12044aac8p-47,  -0x1.4b04fc1a7c45bp-49,
+    0x1.cd1b7c7dc1ba9p-52};
+
 inline constexpr int kRootDegree = 15;
 inline constexpr double kRootT0Hi = 0x1.80ead197f00b4p-1;
 inline constexpr double kRootT0Lo = -0x1.13e74c58cada8p-56;
@@ -238,39 +284,27 @@ inline constexpr double kRootW2[kRootDegree + 1] = {
     0x1.86c80bd333aep-13,   -0x1.695effd5e4fd7p-14, -0x1.781dea7718fbbp-17, 0x1.0322ec65bfe41p-17,
     0x1.d55457b8403b7p-22,  -0x1.e6812e74d467bp-22, -0x1.b85f64484392cp-23, 0x1.2eb855aa5ebb5p-23};
 
-// Path boundaries. Forward: |x| < 1 small path (there Phi = 1/2 + x P cancels by at most 2.2x, while the
-// Mills-ratio polynomial's Horner rounding grows towards tau = 1). Derivative: |x| < 1/2 small path,
-// -5/4 < x <= -1/2 root path, else the tail.
-inline constexpr double kSmallMaxFwd = 1.0;
+// Derivative paths: |x| < 1/2 small path, -5/4 < x <= -1/2 root path, else the general one.
 inline constexpr double kSmallMaxDeriv = 0.5;
 inline constexpr double kRootMax = 1.25;
 inline constexpr double kExactTMax = 40.0;  // t > 40: Q(t) = 0 in double (t Q(t) < 2^-1150)
 
-// x Phi(x) or f'(x) for |x| < 1/2.
-template <bool kDerivative, class D, class V = hn::Vec<D>>
-HWY_INLINE V ExactSmall(D d, V x) {
-  // Leading coefficient phi0 (Phi) or 2 phi0 (f') as a double-double.
-  const double c0h = kDerivative ? 2.0 * kPhi0Hi : kPhi0Hi;
-  const double c0l = kDerivative ? 2.0 * kPhi0Lo : kPhi0Lo;
+// f'(x) = 1/2 + x (2 phi0 + x^2 R1(x^2)) for |x| < 1/2, the products and sums in dd (1/2 + x R cancels by up
+// to 3x near x = -1/2).
+template <class D, class V = hn::Vec<D>>
+HWY_INLINE V ExactSmallDeriv(D d, V x) {
   const V s = hn::Mul(x, x);  // its rounding moves the result by < 2^-56 relative
-  V q;
-  if constexpr (kDerivative) {
-    q = Horner<0, kSmallDerivDegree>(d, s, kSmallDeriv);
-  } else {
-    q = Horner<0, kSmallPhiDegree>(d, s, kSmallPhi);
-  }
-  const V ps = hn::MulAdd(s, q, hn::Set(d, c0l));
+  const V s2 = hn::Mul(s, s), s4 = hn::Mul(s2, s2), s8 = hn::Mul(s4, s4);
+  const V q = Estrin<0, kSmallDerivDegree>(kSmallDeriv, s, s2, s4, s8, s8);
+  const V ps = hn::MulAdd(s, q, hn::Set(d, 2.0 * kPhi0Lo));
   V pl;
-  const V ph = FastTwoSum(hn::Set(d, c0h), ps, pl);  // |s P1| <= c0 / 6
+  const V ph = FastTwoSum(hn::Set(d, 2.0 * kPhi0Hi), ps, pl);  // |s R1| <= 2 phi0 / 25
   V ml;
   const V mh = TwoProd(d, x, ph, ml);
   ml = hn::MulAdd(x, pl, ml);
-  const V half = hn::Set(d, 0.5);
   V bl;
-  const V bh = FastTwoSum(half, mh, bl);  // |x P| <= 0.35 (Phi), 0.4 (f') < 1/2
-  bl = hn::Add(bl, ml);
-  if constexpr (kDerivative) return hn::Add(bh, bl);
-  return hn::MulAdd(x, bh, hn::Mul(x, bl));
+  const V bh = FastTwoSum(hn::Set(d, 0.5), mh, bl);  // |x R| <= 0.4 < 1/2
+  return hn::Add(bh, hn::Add(bl, ml));
 }
 
 // f'(-t) for t in [1/2, 5/4]: d (w1 + d W2(d)), d = t - t0 = dh + dl (t - t0hi exact by Sterbenz).
@@ -278,68 +312,108 @@ template <class D, class V = hn::Vec<D>>
 HWY_INLINE V ExactRoot(D d, V t) {
   const V dh = hn::Sub(t, hn::Set(d, kRootT0Hi));
   const V dl = hn::Set(d, -kRootT0Lo);
-  const V wd = hn::MulAdd(dh, Horner<0, kRootDegree>(d, dh, kRootW2), hn::Set(d, kRootW1Lo));
+  V w2l;
+  const V w2h = HornerDd<1, kRootDegree>(d, dh, kRootW2, w2l);  // |d W2| reaches 0.9 |W| at t = 5/4
+  V wdl;
+  const V wdh = TwoProd(d, dh, w2h, wdl);
+  const V wd = hn::Add(wdh, hn::MulAdd(dh, w2l, hn::Add(wdl, hn::Set(d, kRootW1Lo))));
   V wl;
   const V wh = TwoSum(hn::Set(d, kRootW1Hi), wd, wl);
   return hn::MulAdd(dh, wh, hn::MulAdd(dh, wl, hn::Mul(dl, wh)));
 }
 
-// Exact form. kDerivative: f'(x), else f(x).
-template <bool kDerivative, class D, class V = hn::Vec<D>>
-HWY_INLINE V ExactF64(D d, V x) {
-  const V t = hn::Abs(x);
-  const auto small = hn::Lt(t, hn::Set(d, kDerivative ? kSmallMaxDeriv : kSmallMaxFwd));
-  const auto negative = hn::Lt(x, hn::Zero(d));
-  V result = hn::Zero(d);
-  if (!hn::AllFalse(d, small)) result = ExactSmall<kDerivative>(d, x);
-  if (!hn::AllTrue(d, small)) {
-    const V tc = hn::Min(t, hn::Set(d, kExactTMax));
+// S(t) = sh + sl for t in [0, 40] (tc, already clamped): the common-range polynomial in u = t - 3/2 where
+// t < 3, the Mills-ratio polynomial in tau = 6/(6+t) elsewhere (each only if some lane needs it). Both
+// arguments are rounded (u for t < 3/4, tau always); the rounding error, seen as a shift dt of t, is known
+// exactly and corrected to first order with S'(t) = t S - phi0.
+template <class D, class V = hn::Vec<D>>
+HWY_INLINE V MillsS(D d, V tc, V& sl) {
+  const auto common = hn::Lt(tc, hn::Set(d, kCommonMax));
+  V sh = hn::Zero(d), dt = hn::Zero(d);
+  sl = hn::Zero(d);
+  if (!hn::AllFalse(d, common)) {
+    V ul;
+    const V uh = TwoSum(tc, hn::Set(d, -kCommonCenter), ul);  // u = t - 3/2 = uh + ul, ul = 0 for t >= 3/4
+    V cl;
+    sh = HornerDd<3, kCommonDegree>(d, uh, kCommonS, cl);
+    sl = hn::Add(cl, hn::Set(d, kCommonS0Lo));
+    dt = ul;
+  }
+  if (!hn::AllTrue(d, common)) {
     // tau = p / (p + t) with p + t = den_h + den_l exactly.
     const V p = hn::Set(d, kMillsP);
     const V den_h = hn::Add(p, tc);
     const V den_l = hn::Add(hn::Sub(hn::Max(p, tc), den_h), hn::Min(p, tc));
     const V tau = hn::Div(p, den_h);
     // tau = p/(p+t') exactly for t' = t - dt, dt = (tau den_l - (p - tau den_h)) / tau (exact residual;
-    // 1/tau ~ den_h/p suffices for this tiny correction), so S(t) = S(t') + S'(t) dt to first order.
+    // 1/tau ~ den_h/p suffices for this tiny correction).
     const V rr = ResidualNegMulAdd(d, tau, den_h, p);
-    const V dt = hn::Mul(hn::MulSub(tau, den_l, rr), hn::Mul(den_h, hn::Set(d, kMillsInvP)));
-    V sl;
-    const V sh = HornerDd<3, kMillsDegree>(d, tau, kMillsF64, sl);
-    const V phi0 = hn::Set(d, kPhi0Hi);
-    const V sc = hn::MulAdd(hn::MulSub(tc, sh, phi0), dt, sl);  // S(t) = sh + sc (S' = t S - phi0)
-    // exp(-t^2/2) with t^2 = t2h + t2l exactly.
-    V t2l;
-    const V t2h = TwoProd(d, tc, tc, t2l);
-    const V halfv = hn::Set(d, 0.5);
-    V mh, ml, s1, s2;
-    ExpNeg(d, hn::Mul(t2h, halfv), hn::Mul(t2l, halfv), mh, ml, s1, s2);
-    // y = (uh + ul) * (mh + ml), rounded once.
-    V uh, ul;
-    if constexpr (!kDerivative) {
-      uh = TwoProd(d, tc, sh, ul);  // t S(t)
-      ul = hn::MulAdd(tc, sc, ul);
-    } else {
-      V pl;
-      const V ph = TwoProd(d, phi0, tc, pl);  // phi0 t
-      pl = hn::MulAdd(hn::Set(d, kPhi0Lo), tc, pl);
-      uh = TwoSum(sh, hn::Neg(ph), ul);  // S - phi0 t
-      ul = hn::Add(ul, hn::Sub(sc, pl));
-    }
-    V yl;
-    const V yh = TwoProd(d, uh, mh, yl);
-    const V y = hn::Add(yh, hn::Add(yl, hn::MulAdd(uh, ml, hn::Mul(ul, mh))));
-    const V v = Scale(y, s1, s2);  // t Q(t) (forward) or D(t) = f'(-t) (derivative)
-    V tail;
-    if constexpr (!kDerivative) {
-      tail = hn::IfThenElse(negative, hn::Neg(v), hn::Sub(x, v));
-    } else {
-      tail = hn::IfThenElse(negative, v, hn::Sub(hn::Set(d, 1.0), v));
-      const auto root = hn::AndNot(small, hn::And(negative, hn::Lt(t, hn::Set(d, kRootMax))));
-      if (!hn::AllFalse(d, root)) tail = hn::IfThenElse(root, ExactRoot(d, tc), tail);
-    }
-    result = hn::IfThenElse(small, result, tail);
+    const V dtt = hn::Mul(hn::MulSub(tau, den_l, rr), hn::Mul(den_h, hn::Set(d, kMillsInvP)));
+    V tl;
+    const V th = HornerDd<3, kMillsDegree, false>(d, tau, kMillsF64, tl);  // Horner: Estrin errs 1.2 ulp here
+    sh = hn::IfThenElse(common, sh, th);
+    sl = hn::IfThenElse(common, sl, tl);
+    dt = hn::IfThenElse(common, dt, dtt);
   }
-  return result;
+  sl = hn::MulAdd(hn::MulSub(tc, sh, hn::Set(d, kPhi0Hi)), dt, sl);  // S(t) = S(t') + S'(t) dt
+  return sh;
+}
+
+// Exact form. kDerivative: f'(x), else f(x).
+//   f(-t) = -t Q(t), f(t) = t - t Q(t), Q(t) = exp(-t^2/2) S(t), t Q(t) kept as a double-double until the end;
+//   f'(-t) = D(t) = exp(-t^2/2) (S(t) - phi0 t), f'(t) = 1 - D(t); near 0 and near the root of D (x in
+//   (-5/4, -1/2]) the derivative takes ExactSmallDeriv and ExactRoot.
+template <bool kDerivative, class D, class V = hn::Vec<D>>
+HWY_INLINE V ExactF64(D d, V x) {
+  const V t = hn::Abs(x);
+  const auto negative = hn::Lt(x, hn::Zero(d));
+  V result = hn::Zero(d);
+  auto special = hn::Lt(t, hn::Zero(d));  // lanes taking ExactSmallDeriv / ExactRoot (derivative only)
+  if constexpr (kDerivative) {
+    const auto small = hn::Lt(t, hn::Set(d, kSmallMaxDeriv));
+    const auto root = hn::AndNot(small, hn::And(negative, hn::Lt(t, hn::Set(d, kRootMax))));
+    if (!hn::AllFalse(d, small)) result = ExactSmallDeriv(d, x);
+    if (!hn::AllFalse(d, root)) result = hn::IfThenElse(root, ExactRoot(d, t), result);
+    special = hn::Or(small, root);
+  }
+  if (hn::AllTrue(d, special)) return result;
+  const V tc = hn::Min(t, hn::Set(d, kExactTMax));
+  V sc;
+  const V sh = MillsS(d, tc, sc);
+  // exp(-t^2/2) = 2^k (mh + ml) with t^2 = t2h + t2l exactly.
+  V t2l;
+  const V t2h = TwoProd(d, tc, tc, t2l);
+  const V halfv = hn::Set(d, 0.5);
+  V mh, ml, s1, s2;
+  ExpNeg(d, hn::Mul(t2h, halfv), hn::Mul(t2l, halfv), mh, ml, s1, s2);
+  // y = (uh + ul) (mh + ml) in dd: u = t S (forward) or S - phi0 t (derivative).
+  V uh, ul;
+  if constexpr (!kDerivative) {
+    uh = TwoProd(d, tc, sh, ul);
+    ul = hn::MulAdd(tc, sc, ul);
+  } else {
+    V pl;
+    const V ph = TwoProd(d, hn::Set(d, kPhi0Hi), tc, pl);  // phi0 t
+    pl = hn::MulAdd(hn::Set(d, kPhi0Lo), tc, pl);
+    uh = TwoSum(sh, hn::Neg(ph), ul);
+    ul = hn::Add(ul, hn::Sub(sc, pl));
+  }
+  V yl;
+  const V yh = TwoProd(d, uh, mh, yl);
+  yl = hn::Add(yl, hn::MulAdd(uh, ml, hn::Mul(ul, mh)));
+  V general;
+  if constexpr (!kDerivative) {
+    // x < 0: -2^k (yh + yl), rounded once. x >= 0: x - 2^k yh - 2^k yl, where x - 2^k yh is exact
+    // (Sterbenz: 2^k yh = t Q(t) <= t/2), so f(t) = t (1 - Q) is rounded once too.
+    const V vh = Scale(yh, s1, s2);
+    const V vl = Scale(yl, s1, s2);
+    const V vneg = Scale(hn::Add(yh, yl), s1, s2);
+    general = hn::IfThenElse(negative, hn::Neg(vneg), hn::Sub(hn::Sub(x, vh), vl));
+  } else {
+    const V v = Scale(hn::Add(yh, yl), s1, s2);  // D(t)
+    general = hn::IfThenElse(negative, v, hn::Sub(hn::Set(d, 1.0), v));
+  }
+  return hn::IfThenElse(special, result, general);
 }
 
 // ------------------------------------------------------------------------------------------------------
