@@ -138,10 +138,12 @@ constexpr int kMaxTargets = 64;  // Highway targets are bits of an int64_t
 std::atomic<const void*> g_tables[kMaxTargets][2][kNumKinds][kNumHalfTables];
 std::mutex g_tables_mutex;
 
+// The index of the target HWY_DYNAMIC_DISPATCH calls now. Not hwy::SupportedTargets() per call: Highway 1.0.3
+// re-runs CPUID detection there every time, which costs tens of microseconds in a VM (CPUID traps).
 int CurrentTargetIndex() {
-  const int64_t available = hwy::SupportedTargets() & HWY_TARGETS;
-  const int64_t best = available != 0 ? (available & -available) : HWY_STATIC_TARGET;
-  return __builtin_ctzll(static_cast<unsigned long long>(best));
+  hwy::ChosenTarget& chosen = hwy::GetChosenTarget();
+  if (!chosen.IsInitialized()) chosen.Update(hwy::SupportedTargets());  // what the first dispatch would do
+  return static_cast<int>(chosen.GetIndex());
 }
 
 }  // namespace
