@@ -3,12 +3,12 @@
 // (tests/f64/gelu_f64_test.cc). Included once per target by src/cpu/gelu_f64.cc via foreach_target.h.
 //
 // Why this is more than the float32 kernel in double: in float64 the roundings of the arguments matter.
-// exp(-t^2/2) at t = 38 has a condition number t^2 = 1444, so the rounding of t*t alone (2^-53 relative)
-// would cost ~700 ULP; so does z = c*x of the sigmoid forms near |z| = 700. Every exponent argument is
-// therefore carried as a double-double (hi + lo, error-free products and sums) into a Cody-Waite reduction
-// whose reduced argument r = rhi + rlo is exact to ~2^-76, and exp(r) is kept as m = mhi + mlo in [0.7, 1.42]
-// with the power of two applied last (two exact-or-once-rounded multiplications, so subnormal results are
-// rounded once). Where a result is a difference (the derivatives near their roots, x ~ -0.75), the terms are
+// exp(-t^2/2) at t = 38 has condition number t^2/2 = 722 with respect to t^2, so the rounding of t*t alone
+// (2^-53 relative) would cost up to ~700 ULP; so would that of z = c*x in exp(-|z|) near |z| = 700. Every
+// exponent argument is therefore carried as a double-double (hi + lo, error-free products and sums) into a
+// Cody-Waite reduction whose reduced argument r = rhi + rlo is exact to ~2^-85, and exp(r) is kept as
+// m = mhi + mlo in [0.7, 1.42] with the power of two applied last (an exact multiplication, then one that
+// rounds, so a subnormal result is rounded from the 53-bit value, not flushed). Where a result is a difference (the derivatives near their roots, x ~ -0.75), the terms are
 // formed in double-double too, or (exact form) a polynomial expanded around the root is used.
 //
 // Notation: t = |x|; phi0 = 1/sqrt(2 pi); Q(t) = Phi(-t); "dd" = double-double.
@@ -221,15 +221,30 @@ HWY_INLINE V Scale(V y, V s1, V s2) {
 }
 
 // ------------------------------------------------------------------------------------------------------
-// Exact form, f(x) = x Phi(x), f'(x) = Phi(x) + x phi(x) (= 1 - f'(-x)).
+// GeluF64<0, false>: exact GELU f(x) = x Phi(x) = (x/2) erfc(-x/sqrt 2), float64 -> float64.
+//   Domain:     all float64. x > 40 returns x (Phi(x) = 1 in double well before); x < -40 returns -0 (f
+//               underflows to -0 below x ~ -38.56; subnormal results below x ~ -37.62 are rounded once).
+//   Max error:  1.16 ULP vs. MPFR (120 bits), ulp floor 2^-1074, 10^7-input sample incl. every binade, every
+//               Highway target this CPU runs (AVX3, AVX2, SSE4, SSSE3, SCALAR), tests/f64/gelu_f64_test.cc.
+//   Method:     t = |x|, Q(t) = Phi(-t) = exp(-t^2/2) S(t) (S = Q e^{t^2/2}, the Mills ratio over sqrt(2 pi));
+//               f(-t) = -t Q(t), f(t) = t - t Q(t) with t Q(t) in dd, so both round once. S(t): t < 3, a
+//               degree-24 polynomial in u = t - 3/2 (kCommonS, Estrin + 3 dd Horner steps); t >= 3, degree 22
+//               in tau = 6/(6+t) (kMillsF64, Horner + 3 dd steps). The rounding of u (t < 3/4) and of tau
+//               shifts t by a known dt, corrected as S(t) = S(t') + S'(t) dt, S' = t S - phi0.
+//               exp(-t^2/2) from t^2 = t2h + t2l exactly (ExpNeg). Never 1 + erf: no cancellation for x < 0.
+//   Derivation: scripts/fit/gelu_f64_common.sollya (2^-58.3), gelu_f64_mills.sollya (2^-60.6),
+//               gelu_f64_exp.sollya (2^-67.6 absolute); fpminimax, double (and one double-double) coefficients.
+//   Special:    f(+-0) = +-0, f(+inf) = +inf, f(-inf) = -0, NaN -> qNaN.
 //
-// |x| < 1/2:   Phi(x) = 1/2 + x P(x^2), f'(x) = 1/2 + x R(x^2); P, R with the last Horner step and the
-//              products in dd, so their rounding (<= 2^-55 relative) reaches f at most scaled by 2/3.
-// |x| >= 1/2:  Q(t) = exp(-t^2/2) S(tau), tau = 6/(6+t) (Mills-ratio fit, kMillsF64). The division's rounding
-//              moves tau, i.e. t, by up to ~(6+t) 2^-53, which S would turn into ~4 ULP near t = 1/2; the exact
-//              residual of the division gives that shift dt, and S(t) = S(tau) + S'(t) dt with S' = t S - phi0.
-//              f(-t) = -t Q(t), f(t) = t - t Q(t); f'(-t) = D(t) = exp(-t^2/2)(S - phi0 t), f'(t) = 1 - D(t).
-// -5/4 < x <= -1/2 (derivative only): D(t) cancels to 0 at t0 = 0.7518; there D(t0 + d) = d W(d), d in dd.
+// GeluF64<0, true>: its derivative f'(x) = Phi(x) + x phi(x), float64 -> float64 (backward: times grad_out).
+//   Domain:     all float64; f'(x) = 1 for x > 40, (-)0 below x ~ -38.5.
+//   Max error:  1.24 ULP (AVX3, AVX2; 1.48 on SSE4, SSSE3, SCALAR, without FMA) as above, except where
+//               |f'(x)| < 2^-8 around the root x0 = -0.75179 (|x - x0| < 0.009): there 4.9e-19 absolute.
+//   Method:     f'(-t) = D(t) = exp(-t^2/2) (S(t) - phi0 t) (S - phi0 t in dd), f'(t) = 1 - D(t), except
+//               |x| < 1/2: 1/2 + x (2 phi0 + x^2 R1(x^2)) in dd (kSmallDeriv); -5/4 < x <= -1/2: D cancels to
+//               0 at t0 = 0.7518, so D(t0 + d) = d (w1 + d W2(d)) with d, t0, w1 in dd (kRootW2).
+//   Derivation: as above plus scripts/fit/gelu_f64_small.sollya, gelu_f64_root.sollya (2^-58.0).
+//   Special:    f'(+-0) = 1/2, f'(+inf) = 1, f'(-inf) = +0, NaN -> qNaN.
 
 // x^3 R1(x^2) = f'(x) - 1/2 - 2 phi0 x for |x| <= 1/2, degree 8 in x^2 (Estrin), lowest degree
 // first. Derivation: scripts/fit/gelu_f64_small.sollya (fpminimax, relative, double coefficients): relative
@@ -240,9 +255,10 @@ inline constexpr double kSmallDeriv[kSmallDerivDegree + 1] = {
     -0x1.db5d643c73cb5p-14, 0x1.38d42aed3ccbbp-17, -0x1.60deb662e8187p-21, 0x1.312b6108dc46ep-25,
     0x1.8bd1e39237e71p-29};
 
-// S(tau) for t in [1/2, 40], tau = 6/(6+t) in [6/46, 12/13]; degree 22, Horner, lowest degree first.
-// Derivation: scripts/fit/gelu_f64_mills.sollya (fpminimax, relative, double coefficients): relative
-// approximation error 2^-60.64; sum |c_i tau^i| / S <= 3.8, so Horner's rounding stays near 1 ulp.
+// S(tau) fitted for t in [1/2, 40] (used for t >= 3), tau = 6/(6+t) in [6/46, 12/13]; degree 22, lowest
+// degree first. Derivation: scripts/fit/gelu_f64_mills.sollya (fpminimax, relative, double coefficients):
+// relative approximation error 2^-60.64. Horner with the last three steps in dd: evaluation error
+// <= 0.48 * 2^-53 relative for t >= 3 (simulated; Estrin would give 1.2, its high coefficients alternate).
 inline constexpr int kMillsDegree = 22;
 inline constexpr double kMillsP = 6.0;
 inline constexpr double kMillsInvP = 1.0 / 6.0;  // only scales a correction term: its rounding is harmless
@@ -417,13 +433,23 @@ HWY_INLINE V ExactF64(D d, V x) {
 }
 
 // ------------------------------------------------------------------------------------------------------
-// Sigmoid-based forms, f(x) = x sigma(z(x)), z = 1.702 x (sigmoid form) or K (x + 0.044715 x^3) (tanh form,
-// K = 2 sqrt(2/pi), since (1 + tanh u)/2 = sigma(2u)). With e = exp(-|z|) = 2^k m (ExpNeg):
-//   x >= 0:  f = x / (1 + e),              f' = s (1 + zp e s),  s = 1/(1+e),   zp = x z'(x) >= 0;
-//   x <  0:  f = 2^k x m / (1 + e),         f' = y (1 + zp (1 - y)),  y = e/(1+e) = sigma(z).
-// The x < 0 derivative has a root (1 + zp (1 - y) = 0 at x ~ -0.75): 1 - y, zp (1 - y) and the sum are
-// formed in dd, so only the ~2^-60 relative error of m (|r| ~ 0.11 there) reaches it, scaled by |zp| y ~ 0.3.
-// One division (1/(1+e)); quotients are corrected with their exact residuals.
+// GeluF64<1, .>: tanh form f(x) = (x/2)(1 + tanh(sqrt(2/pi)(x + 0.044715 x^3))) = x sigma(z),
+//   z = K (x + 0.044715 x^3), K = 2 sqrt(2/pi) (since (1 + tanh u)/2 = sigma(2u)); and its derivative.
+// GeluF64<2, .>: sigmoid form f(x) = x sigma(z), z = 1.702 x; and its derivative.
+//   Reference:  the formula with its constants as real numbers (1.702, 0.044715, sqrt(2/pi) exactly), in MPFR.
+//   Domain:     all float64; |x| is clamped at 40 (tanh) / 500 (sigmoid) where f = x or -0 and f' = 1 or -0.
+//   Max error:  forward 0.77 ULP (both forms); derivative 1.57 ULP (tanh) and 1.41 ULP (sigmoid) with FMA
+//               (1.60 / 1.59 on SSE4, SSSE3, SCALAR); around the derivatives' roots (x ~ -0.752, -0.751),
+//               where |f'| < 2^-8: 5.1e-19 absolute. Same sample and targets as the exact form.
+//   Method:     z and zp = x z'(x) in dd (the constants as dd); e = exp(-|z|) = 2^k m (ExpNeg), then with one
+//               division (1/(1+e)) and quotients corrected by their exact residuals:
+//                 x >= 0:  f = x / (1 + e),          f' = s (1 + zp e s),      s = 1/(1+e),  zp >= 0;
+//                 x <  0:  f = 2^k x m / (1 + e),    f' = y (1 + zp (1 - y)),  y = e/(1+e) = sigma(z).
+//               The x < 0 derivative has a root (1 + zp (1 - y) = 0): 1 - y, zp (1 - y) and the sum are formed
+//               in dd, so only the ~2^-60 relative error of m (|r| ~ 0.11 there) reaches it, times |zp| y ~ 0.3.
+//   Derivation: scripts/fit/gelu_f64_exp.sollya.
+//   Special:    f(+-0) = +-0, f(+inf) = +inf, f(-inf) = -0, f'(+-0) = 1/2, f'(+inf) = 1, f'(-inf) = +0,
+//               NaN -> qNaN.
 
 // z (and, for the derivative, zp = x z'(x)) in dd, for |x| <= the form's clamp.
 template <bool kTanh, bool kDerivative, class D, class V = hn::Vec<D>>
