@@ -26,6 +26,7 @@ from gelu._gelu import (  # noqa: F401  (re-exported API)
     get_num_threads,
     set_num_threads,
     simd_target,
+    variants,
 )
 
 #: The names `approximate=` accepts.
@@ -38,4 +39,5 @@ __all__ = [
     "get_num_threads",
     "set_num_threads",
     "simd_target",
+    "variants",
 ]

@@ -331,4 +331,13 @@ Returns out, or a new array. The GIL is released while the library runs.
       "Threads the library uses for large arrays; 0 = all hardware threads (the default, or the environment "
       "variable GELU_NUM_THREADS). Results are bit-identical whatever the count.");
   m.def("get_num_threads", &gelu_get_num_threads, "Threads the library uses for large arrays.");
+  m.def(
+      "variants",
+      [] {
+        py::list names;
+        for (int v = 0; v < GELU_VARIANT_COUNT; ++v) names.append(gelu_variant_name(static_cast<gelu_variant>(v)));
+        return names;
+      },
+      "The named GELU variants the library computes (Hugging Face ACT2FN names, docs/VARIANTS.md), in the C API's "
+      "order, e.g. 'gelu', 'gelu_new', 'gelu_fast', 'quick_gelu'.");
 }

@@ -336,3 +336,12 @@ def test_bad_thread_count():
         gelu.set_num_threads(-1)
     with pytest.raises(TypeError):
         gelu.set_num_threads("2")
+
+
+def test_variants_lists_every_hugging_face_gelu_name():
+    names = gelu.variants()
+    assert names[0] == "gelu"
+    for name in ("gelu_python", "gelu_new", "gelu_pytorch_tanh", "gelu_accurate", "gelu_fast", "quick_gelu",
+                 "gelu_10"):
+        assert name in names
+    assert len(names) == len(set(names)) == 8
