@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
-// Scalar GELU for float32 inputs, evaluated in double: one source for the host (tests, odd sizes) and the
-// CUDA kernels (__host__ __device__). The SIMD kernels in src/cpu/gelu-inl.h perform the same operations in
-// the same order with explicit FMAs, so on targets with FMA they return the same bits (tested).
+// GELU of float32 inputs evaluated in double, rounded once: the proven path of the float32 tails (the float core
+// is src/common/gelu_f32_math.h), of the bf16/fp16 functions (half.h) and of the fused operations; one source for
+// the host and the CUDA kernels (__host__ __device__). The double-lane SIMD code in src/cpu/gelu-inl.h performs
+// the same operations in the same order with explicit FMAs, so on targets with FMA it returns the same bits.
 //
-// GeluF32InDouble(x, form, derivative), ForwardF32, BackwardF32: float32 -> float32 through double.
+// GeluF32InDouble(x, form, derivative): float32 -> double, to be rounded once by the caller.
 //   Domain:     all float32.
 //   Max error:  exact form <= 1 ULP of the true GELU (measured max: docs/ACCURACY.md); tanh, sigmoid forms
 //               <= 2 ULP of their own formula; derivatives <= 2 ULP (absolute 2^-24 where |f'| < 2^-8 near
@@ -165,11 +166,6 @@ GELU_HD double GeluF32InDouble(float xf, int form, bool derivative) {
     return SigmoidForm(x, z, dz, derivative);
   }
   return SigmoidForm(x, kSigmoidScale * x, kSigmoidScale, derivative);
-}
-
-GELU_HD float ForwardF32(float x, int form) { return static_cast<float>(GeluF32InDouble(x, form, false)); }
-GELU_HD float BackwardF32(float grad_out, float x, int form) {
-  return static_cast<float>(static_cast<double>(grad_out) * GeluF32InDouble(x, form, true));
 }
 
 }  // namespace gelu::common

@@ -18,6 +18,7 @@
 
 #include "hwy/highway.h"
 #include "src/common/coefficients.h"
+#include "src/common/gelu_f32_math.h"
 
 HWY_BEFORE_NAMESPACE();
 namespace gelu {
@@ -143,11 +144,108 @@ HWY_INLINE hn::Vec<DF> DemoteToF32(DF df, VD v) {
 #endif
 }
 
-// y[i] = f(x[i]) (kBackward false) or grad_in[i] = g[i] * f'(x[i]) over float32 arrays, through double lanes.
-// No HWY_RESTRICT: in-place calls are allowed. The tail goes through a stack buffer (Highway 1.0.3 has no
-// LoadN/StoreN), so every element sees the same vector code whatever n and alignment are.
+// The general (non-common-range) double path of form kForm, as GeluInDouble takes it for |x| > 3: the float32
+// kernels send it only the lanes outside the float core range (|x| >= 3.875, infinities, NaN), so those lanes
+// get the same bits as before the float core existed.
+template <int kForm, bool kDerivative, class D, class V = hn::Vec<D>>
+HWY_INLINE V GeneralInDouble(D d, V x) {
+  if constexpr (kForm == 0) {
+    return ExactForm<kDerivative>(d, x);
+  } else if constexpr (kForm == 1) {
+    const V x2 = hn::Mul(x, x);  // exact for float32 x
+    const V z = hn::Mul(x, hn::MulAdd(hn::Set(d, common::kTanhZ3), x2, hn::Set(d, common::kTanhZ1)));
+    const V dz = hn::MulAdd(hn::Set(d, 3.0 * common::kTanhZ3), x2, hn::Set(d, common::kTanhZ1));
+    return SigmoidForm<kDerivative>(d, x, z, dz);
+  } else {
+    const V scale = hn::Set(d, common::kSigmoidScale);
+    return SigmoidForm<kDerivative>(d, x, hn::Mul(scale, x), scale);
+  }
+}
+
+// The operations policy of src/common/gelu_f32_math.h for a Highway float vector: the same IEEE operations as
+// common::ScalarOps, lane by lane.
+template <class DF>
+struct HwyOps {
+  using V = hn::Vec<DF>;
+  using DI = hn::RebindToSigned<DF>;
+  DF d;
+  HWY_INLINE V Set(float c) const { return hn::Set(d, c); }
+  static HWY_INLINE V Add(V a, V b) { return hn::Add(a, b); }
+  static HWY_INLINE V Sub(V a, V b) { return hn::Sub(a, b); }
+  static HWY_INLINE V Mul(V a, V b) { return hn::Mul(a, b); }
+  static HWY_INLINE V MulAdd(V a, V b, V c) { return hn::MulAdd(a, b, c); }
+  static HWY_INLINE V Neg(V a) { return hn::Neg(a); }
+  static HWY_INLINE V CopySign(V a, V b) { return hn::CopySign(a, b); }
+  static HWY_INLINE auto Ge(V a, V b) { return hn::Ge(a, b); }
+  static HWY_INLINE auto Lt(V a, V b) { return hn::Lt(a, b); }
+  template <class M>
+  static HWY_INLINE M And(M a, M b) { return hn::And(a, b); }
+  template <class M>
+  static HWY_INLINE V IfThenElse(M m, V a, V b) { return hn::IfThenElse(m, a, b); }
+  HWY_INLINE hn::Vec<DI> Column(V shifted) const {
+    const DI di;
+    return hn::And(hn::BitCast(di, shifted), hn::Set(di, common::kCoreColumns - 1));
+  }
+  // row[column] per lane. AVX-512: the 32 entries are two registers and one vpermt2ps picks from both (Highway
+  // 1.0.3 has no two-table lookup); elsewhere a gather (native on AVX2, emulated below it).
+  HWY_INLINE V Lookup(const float (&row)[common::kCoreColumns], hn::Vec<DI> column) const {
+#if HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL
+    if constexpr (hn::MaxLanes(DF()) == 16) {
+      return V{_mm512_permutex2var_ps(hn::Load(d, row).raw, column.raw, hn::Load(d, row + 16).raw)};
+    }
+#endif
+    return hn::GatherIndex(d, row, column);
+  }
+};
+
+// InCore, CoreF32 for this target (the source the scalar path and CUDA share).
+#include "src/common/gelu_f32_core-inl.h"
+
+// y[i] = f(x[i]) (kBackward false) or grad_in[i] = g[i] * f'(x[i]) over `count` float32 elements, a multiple of
+// the vector length, count <= kTailBlock. Every vector runs the float core (common::CoreF32); the lanes outside
+// the core range are gathered (CompressStore, with their positions) and run afterwards, packed, through the
+// double path, then written back to their positions. So a lane's bits depend on its own input only, never on its
+// neighbours, on n or on alignment, and a vector without tail lanes costs one compare.
+inline constexpr size_t kTailBlock = 1024;
 template <int kForm, bool kBackward>
-HWY_INLINE void GeluF32Loop(const float* g, const float* x, float* y, size_t n) {
+HWY_INLINE void GeluF32Block(const float* g, const float* x, float* y, size_t count) {
+  const hn::ScalableTag<float> df;
+  const hn::RebindToSigned<decltype(df)> di;
+  const hn::ScalableTag<double> dd;
+  const hn::Rebind<float, decltype(dd)> dh;  // half of a float vector, promoted to a double vector
+  const HwyOps<decltype(df)> o{df};
+  const size_t N = hn::Lanes(df);
+  HWY_ALIGN float tail_x[kTailBlock + hn::MaxLanes(df)];
+  HWY_ALIGN float tail_g[kBackward ? kTailBlock + hn::MaxLanes(df) : 1];
+  HWY_ALIGN int32_t tail_at[kTailBlock + hn::MaxLanes(df)];
+  size_t tails = 0;
+  for (size_t i = 0; i < count; i += N) {
+    const auto xv = hn::LoadU(df, x + i);
+    const auto gv = kBackward ? hn::LoadU(df, g + i) : hn::Set(df, 1.0f);
+    hn::StoreU(gelu::HWY_NAMESPACE::CoreF32<kForm, kBackward>(o, xv, gv), df, y + i);
+    const auto tail = hn::Not(gelu::HWY_NAMESPACE::InCore(o, xv));
+    if (HWY_UNLIKELY(!hn::AllFalse(df, tail))) {
+      hn::CompressStore(xv, tail, df, tail_x + tails);
+      if constexpr (kBackward) hn::CompressStore(gv, tail, df, tail_g + tails);
+      tails += hn::CompressStore(hn::Iota(di, static_cast<int32_t>(i)), hn::RebindMask(di, tail), di, tail_at + tails);
+    }
+  }
+  if (tails == 0) return;
+  const size_t Nd = hn::Lanes(dd);
+  for (size_t k = tails; k % Nd != 0; ++k) tail_x[k] = 0.0f;  // whole double vectors; padding lanes unused
+  for (size_t k = 0; k < tails; k += Nd) {
+    auto v = GeneralInDouble<kForm, kBackward>(dd, hn::PromoteTo(dd, hn::LoadU(dh, tail_x + k)));
+    if constexpr (kBackward) v = hn::Mul(hn::PromoteTo(dd, hn::LoadU(dh, tail_g + k)), v);
+    hn::StoreU(DemoteToF32(dh, v), dh, tail_x + k);  // results replace their inputs, consumed already
+  }
+  for (size_t k = 0; k < tails; ++k) y[tail_at[k]] = tail_x[k];
+}
+
+// Targets without a native FMA (SSSE3, SSE4, the one-lane fallbacks): the float core's error analysis rests on
+// fused multiply-adds (the exact TwoProduct, one rounding in the last step), so these targets keep the float32
+// kernel of before, every lane through the double path: y = f(x) or g * f'(x) in double, rounded once.
+template <int kForm, bool kBackward>
+HWY_INLINE void GeluF32LoopInDouble(const float* g, const float* x, float* y, size_t n) {
   const hn::ScalableTag<double> dd;
   const hn::Rebind<float, decltype(dd)> df;
   const size_t N = hn::Lanes(dd);
@@ -169,6 +267,34 @@ HWY_INLINE void GeluF32Loop(const float* g, const float* x, float* y, size_t n) 
     one(gb, xb, yb);
     for (size_t j = 0; j < rest; ++j) y[i + j] = yb[j];
   }
+}
+
+// The float32 loop: whole blocks, then the last partial vector through a zero-padded stack copy, so every element
+// sees the same vector code. No HWY_RESTRICT: in-place calls are allowed (each block reads a vector before it
+// writes it, and keeps its tail inputs).
+template <int kForm, bool kBackward>
+HWY_INLINE void GeluF32Loop(const float* g, const float* x, float* y, size_t n) {
+#if !HWY_NATIVE_FMA
+  GeluF32LoopInDouble<kForm, kBackward>(g, x, y, n);
+#else
+  const hn::ScalableTag<float> df;
+  const size_t N = hn::Lanes(df);
+  const size_t whole = n - n % N;
+  for (size_t i = 0; i < whole; i += kTailBlock) {
+    const size_t count = HWY_MIN(kTailBlock, whole - i);
+    GeluF32Block<kForm, kBackward>(kBackward ? g + i : nullptr, x + i, y + i, count);
+  }
+  if (whole < n) {
+    HWY_ALIGN float xb[hn::MaxLanes(df)] = {}, gb[hn::MaxLanes(df)] = {}, yb[hn::MaxLanes(df)];
+    const size_t rest = n - whole;
+    for (size_t j = 0; j < rest; ++j) {
+      xb[j] = x[whole + j];
+      if constexpr (kBackward) gb[j] = g[whole + j];
+    }
+    GeluF32Block<kForm, kBackward>(gb, xb, yb, N);
+    for (size_t j = 0; j < rest; ++j) y[whole + j] = yb[j];
+  }
+#endif
 }
 
 }  // namespace HWY_NAMESPACE

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 // Fused bias + GELU and GEGLU, float32 / bf16 / fp16, every form, forward and backward:
-// - against the unfused composition: float32 bias-GELU equals gelu_forward_f32 / gelu_backward_f32 applied to
-//   the float32 sum bit for bit; bf16/fp16 bias-GELU equals the half functions where the sum is exact in the
-//   type; GEGLU is within 1 ULP of the two-pass fl(fl(f(a)) * b) (it rounds once, the composition twice);
+// - against the unfused composition: float32 bias-GELU is never farther from the exact value than
+//   gelu_forward_f32 / gelu_backward_f32 applied to the float32 sum (it rounds a double evaluation once, those
+//   run the float core); bf16/fp16 bias-GELU equals the half functions where the sum is exact in the type; GEGLU
+//   is within 1 ULP of the two-pass fl(fl(f(a)) * b) (it rounds once, the composition twice);
 // - against the documented one-rounding formula, evaluated by the shared scalar code (src/common), bit for bit;
 // - against the double reference (accuracy of the result, not only agreement of two implementations);
 // - grad_bias: against a double sum of the exact products, and bit-identical for 1, 2, 3 and 8 threads;
@@ -142,7 +143,8 @@ void CheckBiasForward() {
     for (gelu_approximate a : kForms) {
       ASSERT_EQ(S::bias_forward(x.data(), bias.data(), y.data(), sh.rows, sh.cols, a), GELU_OK);
       if constexpr (!S::kHalf) {
-        // The unfused composition, bit for bit.
+        // The unfused composition: at least as accurate (one rounding of a double evaluation against the float
+        // core's 1 / 2 ULP), up to the double side's error where the exact value is that close to a midpoint.
         ASSERT_EQ(gelu_forward_f32(h.data(), hy.data(), n, a), GELU_OK);
       }
       double worst = 0;
@@ -150,8 +152,10 @@ void CheckBiasForward() {
         const T want = S::FromD(F<S>(h[i], a, false));
         ASSERT_EQ(Bits(y[i]), Bits(want)) << S::kName << " form " << a << " " << sh.rows << "x" << sh.cols
                                           << " i=" << i;
-        if constexpr (!S::kHalf) ASSERT_EQ(Bits(y[i]), Bits(hy[i]));
         const double r = Ref(h[i], a, false);
+        if constexpr (!S::kHalf) {
+          ASSERT_LE(std::fabs(S::ToD(y[i]) - r), std::fabs(static_cast<double>(hy[i]) - r) + 0x1p-6 * Ulp<S>(r));
+        }
         worst = std::max(worst, std::fabs(S::ToD(y[i]) - r) / Ulp<S>(r));
       }
       EXPECT_LE(worst, kMaxUlp<S>) << S::kName << " form " << a;
@@ -203,8 +207,12 @@ void CheckBiasBackward() {
         const T want = S::FromD(prod);
         ASSERT_EQ(Bits(gx[i]), Bits(want)) << S::kName << " form " << a << " " << sh.rows << "x" << sh.cols
                                            << " i=" << i;
-        if constexpr (!S::kHalf) ASSERT_EQ(Bits(gx[i]), Bits(unfused[i]));
         const double r = gf[i] * Ref(h[i], a, true);
+        if constexpr (!S::kHalf) {
+          // As forward; the absolute 2^-40 is the reference's own error near f's root.
+          ASSERT_LE(std::fabs(S::ToD(gx[i]) - r),
+                    std::fabs(static_cast<double>(unfused[i]) - r) + 0x1p-6 * Ulp<S>(r) + std::fabs(gf[i]) * 0x1p-40);
+        }
         exact[i % sh.cols] += r;
         magnitude[i % sh.cols] += std::fabs(r);
       }
