@@ -148,6 +148,7 @@ int main(int argc, char** argv) {
     CHECK_CUDA(cudaMalloc(&x, bytes));
     CHECK_CUDA(cudaMalloc(&g, bytes));
     CHECK_CUDA(cudaMalloc(&y, bytes));
+    // Fills, copies, calls and events all use the legacy default stream (nullptr): ordered among themselves.
     std::vector<char> host(bytes);
     FillHost(host, n, bf16, 1);
     CHECK_CUDA(cudaMemcpy(x, host.data(), bytes, cudaMemcpyHostToDevice));

@@ -8,7 +8,8 @@
     >>> gelu.backward(np.ones(2), np.array([-1.0, 1.0]), approximate="tanh")
     array([-0.08296408,  1.08296408])
 
-Functions (float32 and float64 arrays, any shape or strides; the GIL is released during the work):
+Functions (float16, float32 and float64 arrays, any shape or strides; the GIL is released during the work;
+float16 results correctly rounded):
     forward(x, approximate="none", out=None)         y = f(x)
     backward(grad, x, approximate="none", out=None)  grad * f'(x)
     simd_target(), set_num_threads(n), get_num_threads()

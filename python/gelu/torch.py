@@ -5,10 +5,16 @@
     >>> model = gelu.torch.replace_gelu(model)      # every nn.GELU becomes gelu.torch.GELU
     >>> y = gelu.torch.gelu(x, approximate="tanh")  # like F.gelu, with autograd
 
-The library runs on CPU tensors of float32 and float64, zero-copy when they are contiguous (a strided
-tensor is copied to a contiguous one first); CPU float16 and bfloat16 are computed in float32 and rounded
-back. Other dtypes and devices (CUDA, ...) fall back to torch.nn.functional.gelu, with a warning the first time each case occurs. approximate="sigmoid"
-(x*sigmoid(1.702x)) is this library's extra form; its fallback is x * torch.sigmoid(1.702 * x).
+Where the library runs, forward and backward (strided tensors; a non-contiguous one is copied to a contiguous
+one first, contiguous ones are zero-copy):
+- CPU float32 and float64: the library's float kernels.
+- CPU float16 and bfloat16: the library's 16-bit kernels, correctly rounded (the GELU of the exact input,
+  rounded once to the 16-bit type; no detour through a float32 tensor).
+- CUDA float32, float16 and bfloat16 (where the library was built with its CUDA kernels): gelu_cuda, queued on
+  PyTorch's current stream of the tensor's device, like any PyTorch op.
+Other dtypes and devices (CUDA float64, meta, ...) fall back to torch.nn.functional.gelu, with a warning the first
+time each case occurs. approximate="sigmoid" (x*sigmoid(1.702x)) is this library's extra form; its fallback is
+x * torch.sigmoid(1.702 * x).
 
 Differences from F.gelu are float rounding where F.gelu is accurate (|x| < 3), and accurate values
 where it is not: F.gelu's float32 exact form loses the negative tail (returns 0 or wrong digits below
@@ -25,9 +31,10 @@ from gelu import _gelu
 __all__ = ["GELU", "gelu", "replace_gelu"]
 
 _APPROXIMATIONS = ("none", "tanh", "sigmoid")
-_LIBRARY_DTYPES = (torch.float32, torch.float64)
-# Computed in float32 and rounded once more: within a half ULP plus float32's error, and autograd flows
-# through the casts. (PyTorch 1.13's CPU F.gelu has no float16 kernel at all.)
+# The dtypes each device's kernels take, by the name the binding expects.
+_CPU_DTYPES = {torch.float32: "float32", torch.float64: "float64", torch.float16: "float16",
+               torch.bfloat16: "bfloat16"}
+_CUDA_DTYPES = {torch.float32: "float32", torch.float16: "float16", torch.bfloat16: "bfloat16"}
 _HALF_DTYPES = (torch.float16, torch.bfloat16)
 _warned = set()  # fallback reasons already reported, so a training loop warns once, not every step
 
@@ -41,15 +48,17 @@ def _check_approximate(approximate):
                          f"{', '.join(map(repr, _APPROXIMATIONS))}")
 
 
-def _library_handles(x):
-    """None if the library computes GELU of x, else the reason it does not."""
-    if x.device.type != "cpu":
-        return f"device {x.device.type}"
-    if x.dtype not in _LIBRARY_DTYPES:
-        return f"dtype {x.dtype}"
-    if x.layout != torch.strided:
-        return f"layout {x.layout}"
-    return None
+def _route(device_type, dtype, layout):
+    """Where the library computes GELU of a tensor: a (device type, dtype name) pair, or a str saying why not."""
+    if layout != torch.strided:
+        return f"layout {layout}"
+    if device_type == "cpu":
+        return ("cpu", _CPU_DTYPES[dtype]) if dtype in _CPU_DTYPES else f"dtype {dtype}"
+    if device_type == "cuda":
+        if not _gelu._cuda_built:
+            return "device cuda (this build of the library has no CUDA kernels)"
+        return ("cuda", _CUDA_DTYPES[dtype]) if dtype in _CUDA_DTYPES else f"dtype {dtype} on device cuda"
+    return f"device {device_type}"
 
 
 def _fallback(x, approximate, reason):
@@ -62,11 +71,27 @@ def _fallback(x, approximate, reason):
     return F.gelu(x, approximate=approximate)
 
 
-def _forward(x, approximate):
-    """f(x) for a CPU float32/float64 tensor without autograd; zero-copy when x is contiguous."""
+def _run(route, approximate, out, *inputs):
+    """The library's forward (inputs = (x,)) or backward (inputs = (grad, x)) into out; all contiguous, alike."""
+    device, dtype = route
+    pointers = [t.data_ptr() for t in inputs]
+    if device == "cpu":
+        fn = _gelu._forward_ptr if len(inputs) == 1 else _gelu._backward_ptr
+        fn(*pointers, out.data_ptr(), out.numel(), dtype, approximate)
+        return
+    # The kernels go to the current stream of the tensors' device, which is also made current: a stream belongs
+    # to its device, and the library launches on the current one.
+    fn = _gelu._cuda_forward_ptr if len(inputs) == 1 else _gelu._cuda_backward_ptr
+    with torch.cuda.device(out.device):
+        stream = torch.cuda.current_stream(out.device).cuda_stream
+        fn(*pointers, out.data_ptr(), out.numel(), dtype, approximate, stream)
+
+
+def _forward(x, approximate, route):
+    """f(x) for a tensor the library handles (route), without autograd; zero-copy when x is contiguous."""
     x = x.detach().contiguous()  # no copy when already contiguous
     y = torch.empty_like(x, memory_format=torch.contiguous_format)
-    _gelu._forward_ptr(x.data_ptr(), y.data_ptr(), x.numel(), x.dtype == torch.float64, approximate)
+    _run(route, approximate, y, x)
     return y
 
 
@@ -90,43 +115,45 @@ class _GeluFunction(torch.autograd.Function):
     """Forward and backward both run in the library; backward is torch's gelu_backward(grad, x, approximate)."""
 
     @staticmethod
-    def forward(ctx, x, approximate):
+    def forward(ctx, x, approximate, route):
         ctx.approximate = approximate
+        ctx.route = route
         ctx.save_for_backward(x)
-        return _forward(x, approximate)
+        return _forward(x, approximate, route)
 
     @staticmethod
     def backward(ctx, grad):
         (x,) = ctx.saved_tensors
         if torch.is_grad_enabled():
             # create_graph=True (double backward): the library's gradient is not itself differentiable,
-            # so build this one from torch ops; first-order training never takes this path.
-            return _derivative_graph(grad, x, ctx.approximate), None
+            # so build this one from torch ops (in float32 for 16-bit tensors, which lack some of them on the
+            # CPU); first-order training never takes this path.
+            if x.dtype in _HALF_DTYPES:
+                return _derivative_graph(grad.float(), x.float(), ctx.approximate).to(x.dtype), None, None
+            return _derivative_graph(grad, x, ctx.approximate), None, None
         x = x.detach().contiguous()
         grad = grad.detach().contiguous()
         grad_in = torch.empty_like(x, memory_format=torch.contiguous_format)
-        _gelu._backward_ptr(grad.data_ptr(), x.data_ptr(), grad_in.data_ptr(), x.numel(),
-                            x.dtype == torch.float64, ctx.approximate)
-        return grad_in, None
+        _run(ctx.route, ctx.approximate, grad_in, grad, x)
+        return grad_in, None, None
 
 
 def gelu(x, approximate="none"):
     """GELU of a tensor, like torch.nn.functional.gelu(x, approximate), with autograd.
 
     approximate: "none" (exact), "tanh" or "sigmoid" (x*sigmoid(1.702x), not in F.gelu).
-    CPU float32/float64 tensors run in the library; others fall back to torch (warned once per case).
+    CPU float32/float64/float16/bfloat16 and CUDA float32/float16/bfloat16 tensors run in the library (see the
+    module's docstring); others fall back to torch (warned once per case).
     """
     _check_approximate(approximate)
     if not isinstance(x, torch.Tensor):
         raise TypeError(f"gelu.torch.gelu: x must be a torch.Tensor; got {type(x).__name__}")
-    reason = _library_handles(x)
-    if reason is not None and x.device.type == "cpu" and x.dtype in _HALF_DTYPES and x.layout == torch.strided:
-        return gelu(x.float(), approximate).to(x.dtype)
-    if reason is not None:
-        return _fallback(x, approximate, reason)
+    route = _route(x.device.type, x.dtype, x.layout)
+    if isinstance(route, str):
+        return _fallback(x, approximate, route)
     if x.requires_grad and torch.is_grad_enabled():
-        return _GeluFunction.apply(x, approximate)
-    return _forward(x, approximate)  # skips autograd.Function's overhead (several us a call)
+        return _GeluFunction.apply(x, approximate, route)
+    return _forward(x, approximate, route)  # skips autograd.Function's overhead (several us a call)
 
 
 class GELU(nn.Module):

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // gelu._gelu: the NumPy face of the C API (include/gelu/gelu.h). It only checks and converts arguments,
-// then calls gelu_forward_* / gelu_backward_* with the GIL released; all numerics live in the library.
+// then calls gelu_forward_* / gelu_backward_* with the GIL released; all numerics live in the library. Built with
+// GELU_PYTHON_CUDA (where gelu::gelu_cuda is built), it also takes raw CUDA pointers and a stream for gelu.torch.
 //
 // Layout: the kernels take flat arrays, which is right for any operands that are dense in the same
 // order (all C-contiguous or all Fortran-contiguous). Anything else (slices, transposes, unaligned
@@ -16,19 +17,24 @@
 #include <vector>
 
 #include "gelu/gelu.h"
+#ifdef GELU_PYTHON_CUDA
+#include "gelu/gelu_cuda.h"
+#endif
 
 namespace py = pybind11;
 
 namespace {
 
-// NumPy's type numbers (numpy/ndarraytypes.h: NPY_FLOAT, NPY_DOUBLE) and NPY_ARRAY_ALIGNED; pybind11
-// does not name them.
+// NumPy's type numbers (numpy/ndarraytypes.h: NPY_FLOAT, NPY_DOUBLE, NPY_HALF) and NPY_ARRAY_ALIGNED;
+// pybind11 does not name them.
 constexpr int kNpyFloat = 11;
 constexpr int kNpyDouble = 12;
+constexpr int kNpyHalf = 23;
 constexpr int kAligned = 0x0100;
-constexpr const char* kAccepted = "float32 or float64 (native byte order)";
+constexpr const char* kAccepted = "float16, float32 or float64 (native byte order)";
 
-enum class Kind { f32, f64 };
+// bf16 has no NumPy dtype: it comes only through the raw-pointer entry points (gelu.torch).
+enum class Kind { f32, f64, f16, bf16 };
 
 gelu_approximate ParseApproximate(const char* fn, const py::handle& approximate) {
   if (!py::isinstance<py::str>(approximate)) {
@@ -61,7 +67,9 @@ Kind KindOf(const char* fn, const char* name, const py::array& a) {
   constexpr char kNative = std::endian::native == std::endian::little ? '<' : '>';
   const bool native = dt.byteorder() == '=' || dt.byteorder() == kNative;
   const int num = dt.num();
-  if ((num == kNpyFloat || num == kNpyDouble) && native) return num == kNpyFloat ? Kind::f32 : Kind::f64;
+  if (native && num == kNpyFloat) return Kind::f32;
+  if (native && num == kNpyDouble) return Kind::f64;
+  if (native && num == kNpyHalf) return Kind::f16;
   throw py::type_error(std::string(fn) + ": " + name + " has dtype " + DTypeName(a) + "; expected " + kAccepted);
 }
 
@@ -166,12 +174,37 @@ void Check(const char* fn, gelu_status s) {
   if (s != GELU_OK) throw py::value_error(std::string(fn) + ": " + gelu_status_string(s));
 }
 
+gelu_status CallForward(Kind k, const void* x, void* y, size_t n, gelu_approximate a) {
+  using H = uint16_t;
+  switch (k) {
+    case Kind::f32: return gelu_forward_f32(static_cast<const float*>(x), static_cast<float*>(y), n, a);
+    case Kind::f64: return gelu_forward_f64(static_cast<const double*>(x), static_cast<double*>(y), n, a);
+    case Kind::f16: return gelu_forward_f16(static_cast<const H*>(x), static_cast<H*>(y), n, a);
+    default: return gelu_forward_bf16(static_cast<const H*>(x), static_cast<H*>(y), n, a);
+  }
+}
+
+gelu_status CallBackward(Kind k, const void* g, const void* x, void* out, size_t n, gelu_approximate a) {
+  using H = uint16_t;
+  switch (k) {
+    case Kind::f32:
+      return gelu_backward_f32(static_cast<const float*>(g), static_cast<const float*>(x), static_cast<float*>(out),
+                               n, a);
+    case Kind::f64:
+      return gelu_backward_f64(static_cast<const double*>(g), static_cast<const double*>(x),
+                               static_cast<double*>(out), n, a);
+    case Kind::f16:
+      return gelu_backward_f16(static_cast<const H*>(g), static_cast<const H*>(x), static_cast<H*>(out), n, a);
+    default:
+      return gelu_backward_bf16(static_cast<const H*>(g), static_cast<const H*>(x), static_cast<H*>(out), n, a);
+  }
+}
+
 void RunForward(const char* fn, Kind k, const void* x, void* y, size_t n, gelu_approximate a) {
   gelu_status s;
   {
     py::gil_scoped_release release;
-    s = k == Kind::f32 ? gelu_forward_f32(static_cast<const float*>(x), static_cast<float*>(y), n, a)
-                       : gelu_forward_f64(static_cast<const double*>(x), static_cast<double*>(y), n, a);
+    s = CallForward(k, x, y, n, a);
   }
   Check(fn, s);
 }
@@ -180,10 +213,7 @@ void RunBackward(const char* fn, Kind k, const void* g, const void* x, void* out
   gelu_status s;
   {
     py::gil_scoped_release release;
-    s = k == Kind::f32 ? gelu_backward_f32(static_cast<const float*>(g), static_cast<const float*>(x),
-                                           static_cast<float*>(out), n, a)
-                       : gelu_backward_f64(static_cast<const double*>(g), static_cast<const double*>(x),
-                                           static_cast<double*>(out), n, a);
+    s = CallBackward(k, g, x, out, n, a);
   }
   Check(fn, s);
 }
@@ -269,19 +299,82 @@ py::array Backward(const py::handle& grad_obj, const py::handle& x_obj, const py
   return out;
 }
 
-// Raw-pointer entry points for gelu.torch: contiguous CPU tensors pass data_ptr() here, which skips the
-// NumPy conversions (about 2 us a call) and stays zero-copy. Private: the caller guarantees valid pointers.
-void ForwardPtr(std::uintptr_t x, std::uintptr_t y, size_t n, bool f64, const py::handle& approximate) {
-  constexpr const char* fn = "gelu.torch.gelu";
-  RunForward(fn, f64 ? Kind::f64 : Kind::f32, reinterpret_cast<const void*>(x), reinterpret_cast<void*>(y), n,
-             ParseApproximate(fn, approximate));
+// Raw-pointer entry points for gelu.torch: contiguous tensors pass data_ptr() here, which skips the NumPy
+// conversions (about 2 us a call) and stays zero-copy. Private: the caller guarantees valid pointers (host memory
+// for the CPU ones, device memory of the stream's device for the CUDA ones). dtype is torch's name without
+// "torch.": float32, float64, float16 or bfloat16.
+Kind KindFromName(const char* fn, const std::string& dtype, bool cuda) {
+  if (dtype == "float32") return Kind::f32;
+  if (dtype == "float16") return Kind::f16;
+  if (dtype == "bfloat16") return Kind::bf16;
+  if (dtype == "float64" && !cuda) return Kind::f64;
+  throw py::type_error(std::string(fn) + ": no " + (cuda ? "CUDA" : "CPU") + " kernel for dtype '" + dtype + "'");
 }
-void BackwardPtr(std::uintptr_t g, std::uintptr_t x, std::uintptr_t out, size_t n, bool f64,
+
+void ForwardPtr(std::uintptr_t x, std::uintptr_t y, size_t n, const std::string& dtype,
+                const py::handle& approximate) {
+  constexpr const char* fn = "gelu.torch.gelu";
+  const gelu_approximate a = ParseApproximate(fn, approximate);
+  RunForward(fn, KindFromName(fn, dtype, false), reinterpret_cast<const void*>(x), reinterpret_cast<void*>(y), n, a);
+}
+void BackwardPtr(std::uintptr_t g, std::uintptr_t x, std::uintptr_t out, size_t n, const std::string& dtype,
                  const py::handle& approximate) {
   constexpr const char* fn = "gelu.torch.gelu (backward)";
-  RunBackward(fn, f64 ? Kind::f64 : Kind::f32, reinterpret_cast<const void*>(g), reinterpret_cast<const void*>(x),
-              reinterpret_cast<void*>(out), n, ParseApproximate(fn, approximate));
+  const gelu_approximate a = ParseApproximate(fn, approximate);
+  RunBackward(fn, KindFromName(fn, dtype, false), reinterpret_cast<const void*>(g), reinterpret_cast<const void*>(x),
+              reinterpret_cast<void*>(out), n, a);
 }
+
+#ifdef GELU_PYTHON_CUDA
+// The CUDA library's statuses: bad arguments are the caller's (ValueError); a CUDA failure carries CUDA's text.
+void CheckCuda(const char* fn, gelu_status s) {
+  if (s == GELU_OK) return;
+  if (s == GELU_CUDA_ERROR) throw std::runtime_error(std::string(fn) + ": " + gelu_cuda_last_error_string());
+  throw py::value_error(std::string(fn) + ": " + gelu_status_string(s));
+}
+
+// Queued on `stream` (a cudaStream_t as an integer: torch.cuda.current_stream().cuda_stream), not waited for.
+void CudaForwardPtr(std::uintptr_t x, std::uintptr_t y, size_t n, const std::string& dtype,
+                    const py::handle& approximate, std::uintptr_t stream) {
+  constexpr const char* fn = "gelu.torch.gelu (CUDA)";
+  const gelu_approximate a = ParseApproximate(fn, approximate);
+  const Kind k = KindFromName(fn, dtype, true);
+  using H = uint16_t;
+  const auto* xp = reinterpret_cast<const void*>(x);
+  void* yp = reinterpret_cast<void*>(y);
+  void* s = reinterpret_cast<void*>(stream);
+  gelu_status status;
+  {
+    py::gil_scoped_release release;
+    status = k == Kind::f32 ? gelu_cuda_forward_f32(static_cast<const float*>(xp), static_cast<float*>(yp), n, a, s)
+             : k == Kind::f16 ? gelu_cuda_forward_f16(static_cast<const H*>(xp), static_cast<H*>(yp), n, a, s)
+                              : gelu_cuda_forward_bf16(static_cast<const H*>(xp), static_cast<H*>(yp), n, a, s);
+  }
+  CheckCuda(fn, status);
+}
+void CudaBackwardPtr(std::uintptr_t g, std::uintptr_t x, std::uintptr_t out, size_t n, const std::string& dtype,
+                     const py::handle& approximate, std::uintptr_t stream) {
+  constexpr const char* fn = "gelu.torch.gelu (CUDA backward)";
+  const gelu_approximate a = ParseApproximate(fn, approximate);
+  const Kind k = KindFromName(fn, dtype, true);
+  using H = uint16_t;
+  const auto* gp = reinterpret_cast<const void*>(g);
+  const auto* xp = reinterpret_cast<const void*>(x);
+  void* op = reinterpret_cast<void*>(out);
+  void* s = reinterpret_cast<void*>(stream);
+  gelu_status status;
+  {
+    py::gil_scoped_release release;
+    status = k == Kind::f32 ? gelu_cuda_backward_f32(static_cast<const float*>(gp), static_cast<const float*>(xp),
+                                                     static_cast<float*>(op), n, a, s)
+             : k == Kind::f16 ? gelu_cuda_backward_f16(static_cast<const H*>(gp), static_cast<const H*>(xp),
+                                                       static_cast<H*>(op), n, a, s)
+                              : gelu_cuda_backward_bf16(static_cast<const H*>(gp), static_cast<const H*>(xp),
+                                                        static_cast<H*>(op), n, a, s);
+  }
+  CheckCuda(fn, status);
+}
+#endif
 
 }  // namespace
 
@@ -294,7 +387,8 @@ PYBIND11_MODULE(_gelu, m) {
 
 GELU of every element of x: y = f(x).
 
-x: array of float32 or float64, any shape and strides (array-likes are converted).
+x: array of float16, float32 or float64, any shape and strides (array-likes are converted). float16 results
+    are correctly rounded (the GELU of the exact input, rounded once).
 approximate: "none" (exact, x*Phi(x)), "tanh" (PyTorch's tanh form) or "sigmoid" (x*sigmoid(1.702x)).
 out: optional array of x's dtype and shape to write into; out=x computes in place. Any other overlap
     with x raises ValueError.
@@ -309,14 +403,23 @@ Example: gelu.forward(np.array([-1.0, 0.0, 1.0], np.float32))
 
 Gradient of GELU: grad * f'(x), elementwise, as torch's gelu_backward(grad, x, approximate).
 
-grad, x: arrays of the same float dtype (float32 or float64) and the same shape (no broadcasting).
+grad, x: arrays of the same float dtype (float16, float32 or float64) and the same shape (no broadcasting).
 out: optional array like x; out=grad or out=x computes in place; any other overlap raises ValueError.
 Returns out, or a new array. The GIL is released while the library runs.
 )doc");
-  m.def("_forward_ptr", &ForwardPtr, py::arg("x"), py::arg("y"), py::arg("n"), py::arg("f64"),
+  m.def("_forward_ptr", &ForwardPtr, py::arg("x"), py::arg("y"), py::arg("n"), py::arg("dtype"),
         py::arg("approximate"));
   m.def("_backward_ptr", &BackwardPtr, py::arg("grad"), py::arg("x"), py::arg("out"), py::arg("n"),
-        py::arg("f64"), py::arg("approximate"));
+        py::arg("dtype"), py::arg("approximate"));
+#ifdef GELU_PYTHON_CUDA
+  m.attr("_cuda_built") = true;
+  m.def("_cuda_forward_ptr", &CudaForwardPtr, py::arg("x"), py::arg("y"), py::arg("n"), py::arg("dtype"),
+        py::arg("approximate"), py::arg("stream"));
+  m.def("_cuda_backward_ptr", &CudaBackwardPtr, py::arg("grad"), py::arg("x"), py::arg("out"), py::arg("n"),
+        py::arg("dtype"), py::arg("approximate"), py::arg("stream"));
+#else
+  m.attr("_cuda_built") = false;
+#endif
 
   m.def("simd_target", [] { return std::string(gelu_simd_target()); },
         "The instruction set the library chose for this CPU at run time, e.g. 'AVX2'.");

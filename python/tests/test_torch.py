@@ -1,5 +1,6 @@
 # SPDX-License-Identifier: Apache-2.0
-"""gelu.torch: agreement with F.gelu, accuracy where F.gelu is not accurate, autograd, replace_gelu, fallback."""
+"""gelu.torch: agreement with F.gelu, accuracy where F.gelu is not accurate, autograd, replace_gelu, dispatch
+(CPU, CUDA where PyTorch has a GPU), fallback."""
 import copy
 import warnings
 
@@ -162,7 +163,10 @@ def test_layouts_and_no_grad():
                                                                            np.array([0.25], np.float32))[0])
 
 
-def test_half_precision_computed_in_float32():
+def test_half_precision_runs_in_16bit_kernels():
+    # CPU float16 and bfloat16 run in the library's 16-bit kernels, without a warning and without a float32
+    # detour: the result is the exact GELU rounded once (test_half.py checks all 65,536 inputs), which for
+    # float16 is what the NumPy API gives. A detour through float32 would round twice.
     x = torch.linspace(-6, 6, 101)
     for dtype in (torch.float16, torch.bfloat16):
         xh = x.to(dtype)
@@ -170,10 +174,92 @@ def test_half_precision_computed_in_float32():
             warnings.simplefilter("error")  # handled by the library: no fallback warning
             y = gt.gelu(xh, "tanh")
         assert y.dtype == dtype
-        torch.testing.assert_close(y, gt.gelu(xh.float(), "tanh").to(dtype), rtol=0, atol=0)
+        if dtype == torch.float16:
+            np.testing.assert_array_equal(y.view(torch.int16).numpy(),
+                                          gelu.forward(xh.numpy(), "tanh").view(np.int16))
         xg = xh.clone().requires_grad_(True)
         gt.gelu(xg).sum().backward()
         assert xg.grad.dtype == dtype
+
+
+def test_dispatch_decisions():
+    # Where each kind of tensor goes: a (device, dtype) pair for the library's kernels, or the fallback's reason.
+    strided = torch.strided
+    for dtype, name in ((torch.float32, "float32"), (torch.float64, "float64"), (torch.float16, "float16"),
+                        (torch.bfloat16, "bfloat16")):
+        assert gt._route("cpu", dtype, strided) == ("cpu", name)
+    for dtype, name in ((torch.float32, "float32"), (torch.float16, "float16"), (torch.bfloat16, "bfloat16")):
+        want = ("cuda", name) if gelu._gelu._cuda_built else "device cuda (this build of the library has no CUDA kernels)"
+        assert gt._route("cuda", dtype, strided) == want
+    float64_cuda = gt._route("cuda", torch.float64, strided)
+    assert isinstance(float64_cuda, str) and "cuda" in float64_cuda  # no float64 CUDA kernel: fallback
+    assert gt._route("cpu", torch.int64, strided) == "dtype torch.int64"
+    assert gt._route("cpu", torch.float32, torch.sparse_coo) == "layout torch.sparse_coo"
+    assert gt._route("meta", torch.float32, strided) == "device meta"
+    assert gt._route("mps", torch.float16, strided) == "device mps"
+
+
+def test_pointer_entry_points_reject_bad_arguments():
+    # The binding's raw-pointer calls (what gelu.torch uses) check their arguments before any pointer is used.
+    buf = torch.zeros(16)
+    p = buf.data_ptr()
+    with pytest.raises(TypeError, match=r"no CPU kernel for dtype 'int8'"):
+        gelu._gelu._forward_ptr(p, p, 4, "int8", "none")
+    with pytest.raises(ValueError, match=r"unknown approximate 'erf'"):
+        gelu._gelu._backward_ptr(p, p, p, 4, "float32", "erf")
+    if not gelu._gelu._cuda_built:
+        assert not hasattr(gelu._gelu, "_cuda_forward_ptr")
+        return
+    # Rejected before any CUDA call, so these run (and must pass) with or without a GPU.
+    with pytest.raises(TypeError, match=r"no CUDA kernel for dtype 'float64'"):
+        gelu._gelu._cuda_forward_ptr(p, p, 4, "float64", "none", 0)
+    with pytest.raises(ValueError, match=r"unknown approximate 'exact'"):
+        gelu._gelu._cuda_backward_ptr(p, p, p, 4, "bfloat16", "exact", 0)
+    with pytest.raises(ValueError, match=r"\(CUDA\): .*invalid"):
+        gelu._gelu._cuda_forward_ptr(p + 1, p + 64, 4, "float32", "none", 0)  # misaligned x
+    with pytest.raises(ValueError, match=r"\(CUDA backward\): .*invalid"):
+        gelu._gelu._cuda_backward_ptr(p, p + 4, p + 8, 4, "float32", "none", 0)  # grad_in partly overlaps x
+    gelu._gelu._cuda_forward_ptr(0, 0, 0, "float16", "tanh", 0)  # n == 0: nothing to do, no CUDA call
+
+
+needs_cuda = pytest.mark.skipif(not torch.cuda.is_available(), reason="needs PyTorch with a CUDA GPU")
+
+
+@needs_cuda
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float16, torch.bfloat16])
+@pytest.mark.parametrize("approximate", FORMS)
+def test_cuda_tensors_run_in_the_library(dtype, approximate):
+    # Same bits as the CPU library (the device runs the host's element functions), forward and backward through
+    # autograd, on PyTorch's current stream: a side stream kept busy (torch.cuda._sleep) when the calls are made,
+    # so that a launch anywhere else would read unwritten inputs.
+    assert gelu._gelu._cuda_built, "torch has CUDA but the library was built without its CUDA kernels"
+    gen = torch.Generator().manual_seed(3)
+    x_cpu = (torch.randn(1 << 17, generator=gen) * 3).to(dtype)
+    g_cpu = torch.randn(1 << 17, generator=gen).to(dtype)
+    y_want = gt.gelu(x_cpu, approximate)
+    xg_cpu = x_cpu.clone().requires_grad_(True)
+    gt.gelu(xg_cpu, approximate).backward(g_cpu)
+    side = torch.cuda.Stream()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no fallback
+        with torch.cuda.stream(side):
+            torch.cuda._sleep(50_000_000)  # ~25 ms of spinning on the side stream
+            x = x_cpu.to("cuda", non_blocking=False).requires_grad_(True)
+            y = gt.gelu(x, approximate)
+            y.backward(g_cpu.to("cuda"))
+            y_host, grad_host = y.detach().cpu(), x.grad.cpu()
+    bits = torch.int32 if dtype == torch.float32 else torch.int16
+    assert torch.equal(y_host.view(bits), y_want.view(bits))
+    assert torch.equal(grad_host.view(bits), xg_cpu.grad.view(bits))
+
+
+@needs_cuda
+def test_cuda_float64_falls_back_with_warning():
+    gt._warned.clear()
+    x = torch.randn(64, dtype=torch.float64, device="cuda")
+    with pytest.warns(RuntimeWarning, match=r"does not handle dtype torch.float64 on device cuda"):
+        y = gt.gelu(x)
+    torch.testing.assert_close(y, F.gelu(x))
 
 
 def test_fallback_warns_once_and_matches_torch():

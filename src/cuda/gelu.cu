@@ -30,7 +30,9 @@
 // Indices are size_t throughout: n may exceed 2^32 (the largest array tested has 2^34 + 3 elements).
 #include "gelu/gelu_cuda.h"
 
+#include <cuda.h>  // CUcontext, CUDA_SUCCESS (types only: the calls go through cudaGetDriverEntryPoint)
 #include <cuda_runtime.h>
+#include <cudaTypedefs.h>
 
 #include <atomic>
 #include <cstdint>
@@ -151,7 +153,7 @@ __global__ void __launch_bounds__(kThreads) GeluKernel(const Params<typename Op:
 
 // ---------------------------------------------------------------------------------------------------------
 // 16-bit lookup tables. A 16-bit input has only 65,536 values, so f(x) (and f'(x), in double) can be computed
-// once per device by the same element functions and looked up: the results are the same bits as computing them,
+// once per context by the same element functions and looked up: the results are the same bits as computing them,
 // without the 20-50 fp64 instructions per element that otherwise make the 16-bit kernels arithmetic-bound (see
 // the cost note at the top). The tables cover the binades where activations live, |x| in [2^-16, 16) for bf16
 // (5,120 values) and [2^-8, 16) for fp16 (24,576 values); other inputs, rare in N(0, s) data, are computed as in
@@ -276,16 +278,81 @@ gelu_status ResidentBlocks(int device, size_t* blocks) {
   return GELU_OK;
 }
 
-// The 16-bit tables of the current device, computed on first use: one small kernel on a private stream, waited
-// for, so that every later launch on any stream sees them. (This first call therefore blocks the host briefly
-// and must not happen during stream capture; any earlier 16-bit call of n >= kTableMinElements warms it up.)
-std::mutex g_tables_mutex;
-bool g_tables_ready[kMaxDevices] = {};
+// The 16-bit tables live in the module's __device__ memory, of which every CUDA context has its own copy: a
+// context made after cudaDeviceReset() (or a second context on the device) starts with them unbuilt, zeros. So
+// they are built once per context, which is told by cuCtxGetId: an ID unique for the life of the process (a
+// CUcontext handle can be reused after a reset; the ID is not). Building is one small kernel on a private stream,
+// waited for, so that every later launch in the context, on any stream, sees the tables. (That first call in a
+// context therefore blocks the host briefly and must not happen during stream capture; any earlier 16-bit call of
+// n >= kTableMinElements in the context warms it up.) The two driver calls are found through the runtime, so no
+// link to libcuda is needed; without them (a driver older than CUDA 12.0) the callers compute every element.
+struct ContextQueries {
+  PFN_cuCtxGetCurrent_v4000 get_current = nullptr;
+  PFN_cuCtxGetId_v12000 get_id = nullptr;
+};
 
-gelu_status EnsureTables(int device) {
-  if (device < 0 || device >= kMaxDevices) return GELU_OK;  // the callers use Direct on such devices
+const ContextQueries& DriverContextQueries() {
+  static const ContextQueries queries = [] {
+    ContextQueries q;
+    const auto find = [](const char* symbol, void** fn, unsigned version) {
+      cudaDriverEntryPointQueryResult found{};
+#if CUDART_VERSION >= 12050
+      const cudaError_t err = cudaGetDriverEntryPointByVersion(symbol, fn, version, cudaEnableDefault, &found);
+#else
+      (void)version;
+      const cudaError_t err = cudaGetDriverEntryPoint(symbol, fn, cudaEnableDefault, &found);
+#endif
+      if (err != cudaSuccess || found != cudaDriverEntryPointSuccess) {
+        (void)cudaGetLastError();
+        *fn = nullptr;
+      }
+    };
+    find("cuCtxGetCurrent", reinterpret_cast<void**>(&q.get_current), 4000);
+    find("cuCtxGetId", reinterpret_cast<void**>(&q.get_id), 12000);
+    return q;
+  }();
+  return queries;
+}
+
+// The ID of the context this thread's launches go to; false if none is current or the current one is destroyed.
+bool CurrentContextId(unsigned long long* id) {
+  const ContextQueries& q = DriverContextQueries();
+  CUcontext context = nullptr;
+  return q.get_current != nullptr && q.get_id != nullptr && q.get_current(&context) == CUDA_SUCCESS &&
+         context != nullptr && q.get_id(context, id) == CUDA_SUCCESS;
+}
+
+// Contexts whose tables are built, as ID + 1 (0: an empty slot). IDs are never reused, so an entry stays true
+// until its context is gone (then unused). A bounded ring: a process that made more contexts rebuilds in an
+// evicted one, no worse.
+std::mutex g_tables_mutex;
+unsigned long long g_tables_contexts[64] = {};
+size_t g_tables_next = 0;
+thread_local unsigned long long t_tables_context = 0;  // the last context this thread found built, ID + 1
+
+// Builds the current context's tables if needed; *ready = false where tables cannot be used (no context ID).
+gelu_status EnsureTables(int device, bool* ready) {
+  *ready = false;
+  unsigned long long id = 0;
+  if (!CurrentContextId(&id)) {
+    // No context bound yet on this thread (first call, or the first after cudaDeviceReset): since CUDA 12.0
+    // cudaSetDevice initialises the device's primary context and makes it current, as the launch would.
+    if (const cudaError_t err = cudaSetDevice(device); err != cudaSuccess) return CudaFailure("cudaSetDevice", err);
+    if (!CurrentContextId(&id)) return GELU_OK;
+  }
+  const unsigned long long key = id + 1;
+  if (t_tables_context == key) {
+    *ready = true;
+    return GELU_OK;
+  }
   std::lock_guard<std::mutex> lock(g_tables_mutex);
-  if (g_tables_ready[device]) return GELU_OK;
+  for (const unsigned long long built : g_tables_contexts) {
+    if (built == key) {
+      t_tables_context = key;
+      *ready = true;
+      return GELU_OK;
+    }
+  }
   cudaStream_t s = nullptr;
   cudaError_t err = cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking);
   if (err != cudaSuccess) return CudaFailure("cudaStreamCreateWithFlags", err);
@@ -296,15 +363,18 @@ gelu_status EnsureTables(int device) {
   const cudaError_t destroy = cudaStreamDestroy(s);
   if (err != cudaSuccess) return CudaFailure("16-bit table initialisation", err);
   if (destroy != cudaSuccess) return CudaFailure("cudaStreamDestroy", destroy);
-  g_tables_ready[device] = true;
+  g_tables_contexts[g_tables_next] = key;
+  g_tables_next = (g_tables_next + 1) % (sizeof g_tables_contexts / sizeof g_tables_contexts[0]);
+  t_tables_context = key;
+  *ready = true;
   return GELU_OK;
 }
 
 // Tables pay off once the arrays are large enough for the per-block copy (10-48 KiB) to be noise.
 constexpr size_t kTableMinElements = size_t{1} << 16;
 
-// GELU_CUDA_HALF_TABLES=0 turns the tables off (every element computed), for benchmarking the two paths; the
-// results are the same bits either way. Read once.
+// GELU_CUDA_HALF_TABLES=0 turns the tables off (every element computed), for benchmarking and testing the two
+// paths; the results are the same bits either way. Read once.
 bool TablesEnabled() {
   static const bool enabled = [] {
     const char* v = std::getenv("GELU_CUDA_HALF_TABLES");
@@ -366,8 +436,11 @@ gelu_status Run(const T* const (&in)[kInputs], T* out, size_t n, gelu_approximat
   if (const cudaError_t err = cudaGetDevice(&device); err != cudaSuccess) return CudaFailure("cudaGetDevice", err);
   constexpr bool kHasTable = !std::is_same_v<TableOp<0>, NoTable<0>>;
   if constexpr (kHasTable) {
-    if (n >= kTableMinElements && TablesEnabled() && device >= 0 && device < kMaxDevices) {
-      if (const gelu_status s = EnsureTables(device); s != GELU_OK) return s;
+    bool tables = false;
+    if (n >= kTableMinElements && TablesEnabled()) {
+      if (const gelu_status s = EnsureTables(device, &tables); s != GELU_OK) return s;
+    }
+    if (tables) {
       switch (approximate) {
         case GELU_APPROXIMATE_NONE: return Launch<TableOp<0>>(device, in, out, n, stream);
         case GELU_APPROXIMATE_TANH: return Launch<TableOp<1>>(device, in, out, n, stream);

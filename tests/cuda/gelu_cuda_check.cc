@@ -4,7 +4,8 @@
 // folder run the same checks under CTest.
 //
 // Usage: gelu_cuda_check [--quick] [--no-large] [--only SUBSTRING]
-//   --quick     sizes/offsets, fused shapes, argument checks and the 16-bit forward functions only (seconds)
+//   --quick     sizes/offsets, busy streams, fused shapes, argument checks, the 16-bit forward functions and the
+//               device reset only (seconds)
 //   --no-large  skip the in-place 2^34 + 3 element check (64 GiB of device memory)
 // Exit status: 0 all passed, 1 a check failed, 77 no usable GPU (nothing was checked).
 #include <chrono>
@@ -72,6 +73,9 @@ int main(int argc, char** argv) {
   for (const Function& f : AllFunctions()) {
     Run("sizes/offsets " + f.Name(), only, [&] { return CheckSizesAndOffsets(f); });
   }
+  for (const Function& f : AllFunctions()) {
+    Run("busy stream " + f.Name(), only, [&] { return CheckBusyStream(f); });
+  }
   for (Type t : {Type::kF32, Type::kBf16, Type::kF16}) {
     for (FusedOp op : AllFusedOps()) {
       for (int form = 0; form < 3; ++form) {
@@ -87,6 +91,8 @@ int main(int argc, char** argv) {
         [&] { return CheckExhaustive(f); });
   }
   if (large && !quick) Run("in place, 2^34 + 3 elements", only, [] { return CheckLargeInPlace(); });
+  // Last: it resets the device (every check above has released its memory and streams).
+  Run("16-bit tables after cudaDeviceReset", only, [] { return CheckDeviceReset(); });
   std::printf("gelu_cuda_check: %d passed, %d failed, %d skipped\n", g_passed, g_failed, g_skipped);
   return g_failed ? 1 : 0;
 }

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // gelu_cuda: argument checks (run everywhere: they never reach the device), the no-device error path (run only
 // where there is no GPU), and on a GPU every function against the host evaluation of the same source over odd
-// sizes, offsets, in-place calls and streams, plus all 65,536 inputs of each 16-bit forward function.
+// sizes, offsets, in-place calls and streams (a busy one included), plus all 65,536 inputs of each 16-bit forward
+// function, and the 16-bit tables across cudaDeviceReset().
 // GPU tests report SKIPPED without a GPU. The 2^32-input checks are in gelu_cuda_exhaustive_test.cc.
 #include <gtest/gtest.h>
 
@@ -59,6 +60,21 @@ TEST_P(GeluCudaFunctionTest, SizesOffsetsInPlaceAndStreamsMatchHost) {
   const Report r = CheckSizesAndOffsets(GetParam());
   EXPECT_TRUE(r.ok()) << r.Summary();
   EXPECT_GT(r.checked, 0u);
+}
+
+TEST_P(GeluCudaFunctionTest, CallOnABusyStreamWaitsForTheWorkBeforeIt) {
+  GELU_REQUIRE_GPU();
+  const Report r = CheckBusyStream(GetParam());
+  EXPECT_TRUE(r.ok()) << r.Summary();
+  EXPECT_EQ(r.checked, 2 * ((size_t{1} << 18) + 5));  // ungated, then gated
+}
+
+// Each test is its own process under CTest (gtest_discover_tests), so the reset disturbs no other test.
+TEST(GeluCudaDevice, SixteenBitTablesAreRebuiltAfterDeviceReset) {
+  GELU_REQUIRE_GPU();
+  const Report r = CheckDeviceReset();
+  EXPECT_TRUE(r.ok()) << r.Summary();
+  EXPECT_EQ(r.checked, 2 * 12 * 65536u);  // 12 functions, before and after
 }
 
 class GeluCuda16BitForwardTest : public testing::TestWithParam<Function> {};

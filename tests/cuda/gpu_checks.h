@@ -7,6 +7,10 @@
 // bitwise, except that a NaN matches any NaN (host and device propagate NaN payloads differently). Outputs are
 // poisoned before every call and guard elements around them are checked, so unwritten and stray writes both
 // show.
+//
+// Stream order: every fill, poison and read-back of a check is enqueued on the stream its library call uses (see
+// "Stream order" below), so the checks are right on any stream, and CheckBusyStream makes the ordering
+// observable: the call is made while the work before it on its stream is held back.
 #ifndef GELU_TESTS_CUDA_GPU_CHECKS_H_
 #define GELU_TESTS_CUDA_GPU_CHECKS_H_
 
@@ -17,7 +21,10 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
+#include <chrono>
+#include <condition_variable>
 #include <functional>
+#include <memory>
 #include <mutex>
 #include <ostream>
 #include <string>
@@ -286,6 +293,125 @@ struct HostBuffer {
   char* bytes() const { return static_cast<char*>(p); }
 };
 
+// ---- Stream order.
+// A check's transfers go to the stream of its library call: a cudaMemcpy or cudaMemset goes to the legacy default
+// stream instead, which a cudaStreamNonBlocking stream does not wait for, so a fill could land after the kernel had
+// read (or written) the buffer (issue 10: outputs still holding the poison on an H200). Host buffers are pinned
+// (HostBuffer), so that cudaMemcpyAsync is asynchronous and never waits for its stream (from pageable memory the
+// driver may stage the copy synchronously); the host reads or refills them only after Synchronize.
+
+struct Stream {
+  cudaStream_t s = nullptr;
+  cudaError_t error = cudaSuccess;
+  explicit Stream(unsigned flags = cudaStreamNonBlocking) { error = cudaStreamCreateWithFlags(&s, flags); }
+  ~Stream() {
+    if (error == cudaSuccess) cudaStreamDestroy(s);
+  }
+  Stream(const Stream&) = delete;
+  Stream& operator=(const Stream&) = delete;
+};
+
+inline bool CopyToDevice(void* dst, const void* src, size_t bytes, cudaStream_t s, Report* r) {
+  return !Failed(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyHostToDevice, s), "cudaMemcpyAsync to device", r);
+}
+inline bool CopyToHost(void* dst, const void* src, size_t bytes, cudaStream_t s, Report* r) {
+  return !Failed(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToHost, s), "cudaMemcpyAsync to host", r);
+}
+inline bool FillBytes(void* dst, int byte, size_t bytes, cudaStream_t s, Report* r) {
+  return !Failed(cudaMemsetAsync(dst, byte, bytes, s), "cudaMemsetAsync", r);
+}
+inline bool Synchronize(cudaStream_t s, Report* r) {
+  return !Failed(cudaStreamSynchronize(s), "cudaStreamSynchronize", r);
+}
+// The library call's status in r; true if it returned GELU_OK.
+inline bool CallOk(gelu_status s, const std::string& what, Report* r) {
+  if (s == GELU_OK) return true;
+  if (r->cuda_error.empty()) {
+    r->cuda_error = what + " returned " + std::to_string(s) + ": " + gelu_cuda_last_error_string();
+  }
+  return false;
+}
+
+// A closed gate holds back everything enqueued on a stream after it, as a long kernel on a busy stream would, but
+// for as long as the test wants: a host function on the stream that waits until Open(). Nothing may wait for the
+// stream while the gate is closed (a copy from pageable memory, a synchronising call, loading a kernel lazily), or
+// it would wait for ever: the gate opens itself after kTimeout instead, and TimedOut() says so.
+class StreamGate {
+ public:
+  static constexpr std::chrono::seconds kTimeout{20};
+  bool Close(cudaStream_t s, Report* r) {
+    // The host function owns a reference to the state: it may run after this object is gone (an early return).
+    auto* ref = new std::shared_ptr<State>(state_);
+    if (Failed(cudaLaunchHostFunc(s, &Wait, ref), "cudaLaunchHostFunc", r)) {
+      delete ref;
+      return false;
+    }
+    return true;
+  }
+  void Open() { state_->open.store(true); }
+  bool TimedOut() const { return state_->timed_out.load(); }
+  ~StreamGate() { Open(); }
+
+ private:
+  struct State {
+    std::atomic<bool> open{false}, timed_out{false};
+  };
+  static void CUDART_CB Wait(void* p) {
+    const std::unique_ptr<std::shared_ptr<State>> ref(static_cast<std::shared_ptr<State>*>(p));
+    const auto deadline = std::chrono::steady_clock::now() + kTimeout;
+    while (!(*ref)->open.load()) {
+      if (std::chrono::steady_clock::now() > deadline) {
+        (*ref)->timed_out.store(true);
+        return;
+      }
+      std::this_thread::sleep_for(std::chrono::microseconds(100));
+    }
+  }
+  std::shared_ptr<State> state_ = std::make_shared<State>();
+};
+
+// Runs enqueue() (fills, the library call, read-backs: all asynchronous, on s) behind a closed gate. While the
+// gate is closed, the device ranges in `watched` must still hold the byte `stale` everywhere (read on a separate
+// stream): a fill that does not wait for s, or a call that launches on another stream, would have changed them.
+// Then opens the gate and waits for s. False (with the reason in r) on any failure.
+inline bool RunBehindGate(cudaStream_t s, const std::vector<std::pair<const void*, size_t>>& watched, int stale,
+                          const std::string& what, const std::function<bool()>& enqueue, Report* r) {
+  // Allocated before the gate closes and freed after it opens: cudaFreeHost waits for the device.
+  Stream peek;
+  if (Failed(peek.error, "cudaStreamCreateWithFlags", r)) return false;
+  std::vector<std::unique_ptr<HostBuffer>> seen;
+  for (const auto& range : watched) {
+    seen.push_back(std::make_unique<HostBuffer>(range.second));
+    if (range.second > 0 && !seen.back()->pinned) {  // a pageable read-back could wait for the gate
+      r->cuda_error = "cudaMallocHost failed";
+      return false;
+    }
+  }
+  StreamGate gate;
+  if (!gate.Close(s, r)) return false;
+  if (!enqueue()) return false;
+  bool held = cudaStreamQuery(s) == cudaErrorNotReady;
+  if (cudaPeekAtLastError() == cudaErrorNotReady) (void)cudaGetLastError();  // not an error: keep it out of the calls
+  for (size_t k = 0; k < watched.size(); ++k) {
+    const auto& [device, bytes] = watched[k];
+    if (bytes == 0) continue;
+    const char* host = seen[k]->bytes();
+    if (!CopyToHost(seen[k]->p, device, bytes, peek.s, r) || !Synchronize(peek.s, r)) return false;
+    for (size_t i = 0; i < bytes; ++i) held = held && static_cast<unsigned char>(host[i]) == stale;
+  }
+  gate.Open();
+  if (!Synchronize(s, r)) return false;
+  if (gate.TimedOut()) {
+    r->Fail(what + ": the gate timed out: something waited for the stream while its earlier work was held back");
+    return false;
+  }
+  if (!held) {
+    r->Fail(what + ": work enqueued behind the closed gate ran before it opened (not ordered on the call's stream)");
+    return false;
+  }
+  return true;
+}
+
 // Poison bytes: 0xFF makes a float32 NaN (0xffffffff) / 16-bit NaN; 0xA5 a finite value (-2.9e-16 as float32,
 // -2.9e-16 as bf16, -0.0224 as fp16). The exhaustive checks use 0xA5, so that a NaN input's NaN result cannot hide
 // an unwritten element; the finite value itself is a possible result for a handful of inputs, where an unwritten
@@ -293,12 +419,20 @@ struct HostBuffer {
 constexpr int kPoisonFinite = 0xA5;
 constexpr int kPoisonNan = 0xFF;
 
+// How a check makes its library call: inline, or on another thread (CheckDeviceReset). The call and the check of
+// its status (which reads the calling thread's gelu_cuda_last_error_string) run together.
+using CallRunner = std::function<bool(const std::function<bool()>&)>;
+inline bool RunInline(const std::function<bool()>& call) { return call(); }
+
 // Runs f over `total` elements in chunks of `chunk`; fill(begin, count, g, x) writes the host inputs (g is null for
 // forward functions). Every result is compared with the host's.
 inline Report CheckStream(const Function& f, uint64_t total, size_t chunk,
-                          const std::function<void(uint64_t, size_t, void*, void*)>& fill) {
+                          const std::function<void(uint64_t, size_t, void*, void*)>& fill,
+                          const CallRunner& run = RunInline) {
   Report r;
   const size_t es = TypeSize(f.type), bytes = chunk * es;
+  Stream stream;
+  if (Failed(stream.error, "cudaStreamCreateWithFlags", &r)) return r;
   DeviceBuffer dx(bytes), dg(f.backward ? bytes : 16), dy(bytes);
   HostBuffer hx(bytes), hg(f.backward ? bytes : 16), hy(bytes), want(bytes);
   if (dx.p == nullptr || dg.p == nullptr || dy.p == nullptr || hx.p == nullptr || hg.p == nullptr ||
@@ -312,15 +446,14 @@ inline Report CheckStream(const Function& f, uint64_t total, size_t chunk,
     ParallelFor(n, [&](size_t b, size_t e) {
       fill(begin + b, e - b, g_host == nullptr ? nullptr : hg.bytes() + b * es, hx.bytes() + b * es);
     });
-    if (Failed(cudaMemcpy(dx.p, hx.p, n * es, cudaMemcpyHostToDevice), "cudaMemcpy x", &r)) return r;
-    if (f.backward && Failed(cudaMemcpy(dg.p, hg.p, n * es, cudaMemcpyHostToDevice), "cudaMemcpy g", &r)) return r;
-    if (Failed(cudaMemset(dy.p, kPoisonFinite, n * es), "cudaMemset", &r)) return r;
-    const gelu_status s = Call(f, dg.p, dx.p, dy.p, n, nullptr);
-    if (s != GELU_OK) {
-      r.cuda_error = "gelu_cuda call returned " + std::to_string(s) + ": " + gelu_cuda_last_error_string();
+    // Fill, call and read back in stream order; the host touches hx, hg and hy again only after Synchronize.
+    if (!CopyToDevice(dx.p, hx.p, n * es, stream.s, &r) ||
+        (f.backward && !CopyToDevice(dg.p, hg.p, n * es, stream.s, &r)) ||
+        !FillBytes(dy.p, kPoisonFinite, n * es, stream.s, &r) ||
+        !run([&] { return CallOk(Call(f, dg.p, dx.p, dy.p, n, stream.s), "gelu_cuda call", &r); }) ||
+        !CopyToHost(hy.p, dy.p, n * es, stream.s, &r) || !Synchronize(stream.s, &r)) {
       return r;
     }
-    if (Failed(cudaMemcpy(hy.p, dy.p, n * es, cudaMemcpyDeviceToHost), "cudaMemcpy y", &r)) return r;
     ParallelFor(n, [&](size_t b, size_t e) { HostEval(f, g_host, hx.p, want.p, b, e); });
     Compare(f, g_host, hx.p, hy.p, want.p, n, begin, &r);
   }
@@ -419,14 +552,17 @@ inline Report CheckSizesAndOffsets(const Function& f, uint64_t seed = 1) {
                                   {7, 7, 7, 0}, {2, 0, 1, 0}, {1, 3, 0, 0}, {4, 4, 0, 0}, {0, 0, 0, 1},
                                   {6, 2, 2, 1}};
   if (f.backward) offsets.push_back({5, 1, 1, 2}), offsets.push_back({0, 0, 0, 2});
-  cudaStream_t stream = nullptr;
-  if (Failed(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), "cudaStreamCreate", &r)) return r;
+  // Half the cases run on a non-blocking stream, half on the legacy default stream (nullptr); each case's
+  // transfers go to the stream its call uses.
+  Stream stream;
+  if (Failed(stream.error, "cudaStreamCreateWithFlags", &r)) return r;
   const size_t max_cap = sizes.back() + 2 * kGuard + 16;
   DeviceBuffer dx(max_cap * es), dg(max_cap * es), dy(max_cap * es);
-  std::vector<char> hx(max_cap * es), hg(max_cap * es), hy(max_cap * es), want(max_cap * es), got(max_cap * es);
-  if (dx.p == nullptr || dg.p == nullptr || dy.p == nullptr) {
-    r.cuda_error = "cudaMalloc failed";
-    cudaStreamDestroy(stream);
+  HostBuffer hx(max_cap * es), hg(max_cap * es), hy(max_cap * es), got(max_cap * es);
+  std::vector<char> want(max_cap * es);
+  if (dx.p == nullptr || dg.p == nullptr || dy.p == nullptr || hx.p == nullptr || hg.p == nullptr ||
+      hy.p == nullptr || got.p == nullptr) {
+    r.cuda_error = "allocation failed";
     return r;
   }
   uint64_t case_index = 0;
@@ -436,38 +572,31 @@ inline Report CheckSizesAndOffsets(const Function& f, uint64_t seed = 1) {
     for (size_t oc = 0; oc < cases; ++oc) {
       const Offsets& o = offsets[oc];
       ++case_index;
-      const bool use_stream = case_index % 2 == 0;
-      RandomFill(f.type, hx.data(), cap, seed * 1000003 + case_index);
-      RandomFill(f.type, hg.data(), cap, seed * 1000033 + case_index);
+      const cudaStream_t s = case_index % 2 == 0 ? stream.s : nullptr;
+      RandomFill(f.type, hx.p, cap, seed * 1000003 + case_index);
+      RandomFill(f.type, hg.p, cap, seed * 1000033 + case_index);
       const int poison = case_index % 3 == 0 ? kPoisonFinite : kPoisonNan;
-      std::memset(hy.data(), poison, cap * es);
-      if (Failed(cudaMemcpy(dx.p, hx.data(), cap * es, cudaMemcpyHostToDevice), "cudaMemcpy", &r) ||
-          Failed(cudaMemcpy(dg.p, hg.data(), cap * es, cudaMemcpyHostToDevice), "cudaMemcpy", &r) ||
-          Failed(cudaMemcpy(dy.p, hy.data(), cap * es, cudaMemcpyHostToDevice), "cudaMemcpy", &r)) {
-        break;
-      }
+      std::memset(hy.p, poison, cap * es);
       const size_t xo = kGuard + o.x, go = kGuard + o.g;
       const size_t yo = o.in_place == 1 ? xo : o.in_place == 2 ? go : kGuard + o.y;
       char* out_base = o.in_place == 1 ? dx.bytes() : o.in_place == 2 ? dg.bytes() : dy.bytes();
-      const gelu_status s = Call(f, dg.bytes() + go * es, dx.bytes() + xo * es, out_base + yo * es, n,
-                                 use_stream ? stream : nullptr);
-      if (s != GELU_OK) {
-        r.cuda_error = f.Name() + " n=" + std::to_string(n) + " returned " + std::to_string(s) + ": " +
-                       gelu_cuda_last_error_string();
+      const std::string what = f.Name() + " n=" + std::to_string(n);
+      if (!CopyToDevice(dx.p, hx.p, cap * es, s, &r) || !CopyToDevice(dg.p, hg.p, cap * es, s, &r) ||
+          !CopyToDevice(dy.p, hy.p, cap * es, s, &r) ||
+          !CallOk(Call(f, dg.bytes() + go * es, dx.bytes() + xo * es, out_base + yo * es, n, s), what, &r) ||
+          !CopyToHost(got.p, out_base, cap * es, s, &r) || !Synchronize(s, &r)) {
         break;
       }
-      if (use_stream && Failed(cudaStreamSynchronize(stream), "cudaStreamSynchronize", &r)) break;
-      const char* out_host_before = o.in_place == 1 ? hx.data() : o.in_place == 2 ? hg.data() : hy.data();
-      if (Failed(cudaMemcpy(got.data(), out_base, cap * es, cudaMemcpyDeviceToHost), "cudaMemcpy", &r)) break;
+      const char* out_host_before = o.in_place == 1 ? hx.bytes() : o.in_place == 2 ? hg.bytes() : hy.bytes();
       // Expected: the buffer as it was everywhere, the host evaluation in [yo, yo + n).
       std::memcpy(want.data(), out_host_before, cap * es);
       std::vector<char> body(n * es + 1);
-      const char* g_in = hg.data() + go * es;
-      const char* x_in = hx.data() + xo * es;
+      const char* g_in = hg.bytes() + go * es;
+      const char* x_in = hx.bytes() + xo * es;
       ParallelFor(n, [&](size_t b, size_t e) { HostEval(f, g_in, x_in, body.data(), b, e); });
       std::memcpy(want.data() + yo * es, body.data(), n * es);
       for (size_t i = 0; i < cap; ++i) {
-        const uint32_t a = Element(f.type, got.data(), i), b = Element(f.type, want.data(), i);
+        const uint32_t a = Element(f.type, got.p, i), b = Element(f.type, want.data(), i);
         const bool inside = i >= yo && i < yo + n;
         // Outside the output range nothing may change, not even a NaN's bits.
         if (inside ? SameResult(f.type, a, b) : a == b) continue;
@@ -483,7 +612,64 @@ inline Report CheckSizesAndOffsets(const Function& f, uint64_t seed = 1) {
     }
     if (!r.cuda_error.empty()) break;
   }
-  cudaStreamDestroy(stream);
+  return r;
+}
+
+// The call made while its stream is busy: the fills, the call and the read-back are enqueued behind a closed
+// StreamGate, so the inputs are still unwritten when the library launches its kernel; the kernel must wait for
+// them (and the read-back for the kernel). Checked on a non-blocking stream, which does not synchronise with the
+// legacy default stream: a kernel launched anywhere but the caller's stream, or a fill enqueued anywhere else,
+// runs before the gate opens and is caught (RunBehindGate), as is a call that waits for its stream. n covers the
+// 16-bit table path, and offset pointers the head, vector body and tail. The same sequence runs ungated first: a
+// plain check, which also loads the kernels (lazy module loading may synchronise the context, which the closed
+// gate would hold up).
+inline Report CheckBusyStream(const Function& f, uint64_t seed = 5) {
+  Report r;
+  const size_t n = (size_t{1} << 18) + 5, es = TypeSize(f.type), cap = n + 2, bytes = cap * es;
+  constexpr int kStale = 0x5A;  // what the device buffers hold before the gated sequence
+  Stream stream;
+  if (Failed(stream.error, "cudaStreamCreateWithFlags", &r)) return r;
+  DeviceBuffer dx(bytes), dg(bytes), dy(bytes);
+  HostBuffer hx(bytes), hg(bytes), hy(bytes);
+  if (dx.p == nullptr || dg.p == nullptr || dy.p == nullptr || !hx.pinned || !hg.pinned || !hy.pinned) {
+    r.cuda_error = "allocation failed (device or pinned host memory)";
+    return r;
+  }
+  RandomFill(f.type, hx.p, cap, seed);
+  RandomFill(f.type, hg.p, cap, seed + 1);
+  std::vector<char> want(n * es);
+  HostEval(f, hg.bytes() + es, hx.bytes() + es, want.data(), 0, n);
+  const cudaStream_t s = stream.s;
+  const auto enqueue = [&] {
+    return CopyToDevice(dx.p, hx.p, bytes, s, &r) && CopyToDevice(dg.p, hg.p, bytes, s, &r) &&
+           FillBytes(dy.p, kPoisonNan, bytes, s, &r) &&
+           CallOk(Call(f, dg.bytes() + es, dx.bytes() + es, dy.bytes() + es, n, s), f.Name(), &r) &&
+           CopyToHost(hy.p, dy.p, bytes, s, &r);
+  };
+  const auto stale = [&] {
+    return FillBytes(dx.p, kStale, bytes, s, &r) && FillBytes(dg.p, kStale, bytes, s, &r) &&
+           FillBytes(dy.p, kStale, bytes, s, &r) && Synchronize(s, &r);
+  };
+  const auto compare = [&] {
+    for (size_t i = 0; i < cap; ++i) {
+      const uint32_t a = Element(f.type, hy.p, i);
+      const bool inside = i >= 1 && i <= n;
+      const uint32_t b = inside ? Element(f.type, want.data(), i - 1) : (f.type == Type::kF32 ? 0xFFFFFFFFu : 0xFFFFu);
+      if (inside ? SameResult(f.type, a, b) : a == b) continue;
+      r.Fail(f.Name() + " busy stream: element " + std::to_string(i) + (inside ? "" : " (guard)") + ": device " +
+             Hex(a, f.type) + ", want " + Hex(b, f.type));
+    }
+    r.checked += n;
+  };
+  if (!stale() || !enqueue() || !Synchronize(s, &r)) return r;
+  compare();
+  if (!stale()) return r;
+  std::memset(hy.p, 0, bytes);
+  if (!RunBehindGate(s, {{dx.p, bytes}, {dg.p, bytes}, {dy.p, bytes}}, kStale, f.Name() + " busy stream", enqueue,
+                     &r)) {
+    return r;
+  }
+  compare();
   return r;
 }
 
@@ -501,7 +687,8 @@ inline Report CheckInvalidArguments(bool device) {
       r.cuda_error = "cudaMalloc failed";
       return r;
     }
-    if (Failed(cudaMemset(buf.p, kPoisonFinite, 4 * n * es), "cudaMemset", &r)) return r;
+    // Every call below is on the legacy default stream (nullptr), as are these transfers: ordered.
+    if (!FillBytes(buf.p, kPoisonFinite, 4 * n * es, nullptr, &r)) return r;
   }
   for (const Function& f : AllFunctions()) {
     const size_t fs = TypeSize(f.type);
@@ -547,10 +734,10 @@ inline Report CheckInvalidArguments(bool device) {
   }
   if (device) {
     // Only the last valid call (grad_out = x + 1 -> y) may have written, into y; x and g must still be poison.
-    std::vector<unsigned char> back(2 * n * es);
-    if (Failed(cudaMemcpy(back.data(), buf.p, back.size(), cudaMemcpyDeviceToHost), "cudaMemcpy", &r)) return r;
-    for (size_t i = 0; i < back.size(); ++i) {
-      if (back[i] != kPoisonFinite) {
+    HostBuffer back(2 * n * es);
+    if (!CopyToHost(back.p, buf.p, 2 * n * es, nullptr, &r) || !Synchronize(nullptr, &r)) return r;
+    for (size_t i = 0; i < 2 * n * es; ++i) {
+      if (static_cast<unsigned char>(back.bytes()[i]) != kPoisonFinite) {
         r.Fail("byte " + std::to_string(i) + " of the input buffers changed after invalid calls");
         break;
       }
@@ -580,14 +767,14 @@ inline Report CheckLargeInPlace(uint64_t n = (uint64_t{1} << 34) + 3) {
     return r;
   }
   // 0x3F3F3F3F = 0.74709713 as float32, everywhere; the call changes [1, 1 + n) only.
-  if (Failed(cudaMemset(buf.p, 0x3F, bytes), "cudaMemset", &r)) return r;
+  // The fill, the call and the read-backs are all on the legacy default stream (nullptr): ordered.
+  if (!FillBytes(buf.p, 0x3F, bytes, nullptr, &r)) return r;
   float* x = reinterpret_cast<float*>(buf.bytes() + es);
   const Function f{Type::kF32, false, 0};
   if (gelu_cuda_forward_f32(x, x, static_cast<size_t>(n), GELU_APPROXIMATE_NONE, nullptr) != GELU_OK) {
     r.cuda_error = std::string("gelu_cuda_forward_f32: ") + gelu_cuda_last_error_string();
     return r;
   }
-  if (Failed(cudaDeviceSynchronize(), "cudaDeviceSynchronize", &r)) return r;
   float v;
   const uint32_t fill = 0x3F3F3F3Fu;
   std::memcpy(&v, &fill, 4);
@@ -600,9 +787,7 @@ inline Report CheckLargeInPlace(uint64_t n = (uint64_t{1} << 34) + 3) {
   const uint64_t elements = n + 1 + guard;
   for (uint64_t begin = 0; begin < elements; begin += chunk) {
     const size_t m = static_cast<size_t>(std::min<uint64_t>(chunk, elements - begin));
-    if (Failed(cudaMemcpy(h.p, buf.bytes() + begin * es, m * es, cudaMemcpyDeviceToHost), "cudaMemcpy", &r)) {
-      return r;
-    }
+    if (!CopyToHost(h.p, buf.bytes() + begin * es, m * es, nullptr, &r) || !Synchronize(nullptr, &r)) return r;
     std::atomic<uint64_t> bad{0}, first{UINT64_MAX};
     ParallelFor(m, [&](size_t b, size_t e) {
       for (size_t i = b; i < e; ++i) {
@@ -626,6 +811,82 @@ inline Report CheckLargeInPlace(uint64_t n = (uint64_t{1} << 34) + 3) {
     }
   }
   (void)f;
+  return r;
+}
+
+// A thread that runs the calls handed to it, one at a time, while the caller waits.
+class CallThread {
+ public:
+  explicit CallThread(int device) : device_(device), thread_([this] { Loop(); }) {}
+  ~CallThread() {
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      done_ = true;
+    }
+    cv_.notify_all();
+    thread_.join();
+  }
+  bool Run(const std::function<bool()>& call) {
+    std::unique_lock<std::mutex> lock(mutex_);
+    task_ = &call;
+    cv_.notify_all();
+    cv_.wait(lock, [&] { return task_ == nullptr; });
+    return result_;
+  }
+
+ private:
+  void Loop() {
+    (void)cudaSetDevice(device_);  // the caller's device (the runtime's current device is per thread)
+    std::unique_lock<std::mutex> lock(mutex_);
+    for (;;) {
+      cv_.wait(lock, [&] { return task_ != nullptr || done_; });
+      if (task_ == nullptr) return;
+      result_ = (*task_)();
+      task_ = nullptr;
+      cv_.notify_all();
+    }
+  }
+  const int device_;
+  std::mutex mutex_;
+  std::condition_variable cv_;
+  const std::function<bool()>* task_ = nullptr;
+  bool result_ = false, done_ = false;
+  std::thread thread_;  // last: starts after the members it uses
+};
+
+// cudaDeviceReset() destroys the context and everything in it, the 16-bit lookup tables of src/cuda/gelu.cu
+// included; the next call runs in a new context, whose tables must be built again (reading them unbuilt gives
+// zeros). Every 16-bit function over all 65,536 x in one call (n = 2^16: the table path where there is a table),
+// grad_out arbitrary bits, before and after a reset. The library calls run on a second thread that last used
+// CUDA before the reset (this thread resets, allocates and fills), so that after it the library's call is that
+// thread's first CUDA call, in whatever state the reset left its current context; this thread's own next call is
+// covered by the ordinary checks. Resets the device: run it where no other CUDA object is alive.
+inline Report CheckDeviceReset() {
+  Report r;
+  int device = 0;
+  if (Failed(cudaGetDevice(&device), "cudaGetDevice", &r)) return r;
+  CallThread caller(device);
+  const CallRunner on_caller = [&](const std::function<bool()>& call) { return caller.Run(call); };
+  const auto fill = [](uint64_t begin, size_t n, void* g, void* x) {
+    for (size_t i = 0; i < n; ++i) {
+      static_cast<uint16_t*>(x)[i] = static_cast<uint16_t>(begin + i);
+      if (g != nullptr) static_cast<uint16_t*>(g)[i] = static_cast<uint16_t>(Mix(begin + i));
+    }
+  };
+  for (int pass = 0; pass < 2; ++pass) {
+    if (pass == 1 && Failed(cudaDeviceReset(), "cudaDeviceReset", &r)) return r;
+    for (const Function& f : AllFunctions()) {
+      if (f.type == Type::kF32) continue;
+      const Report one = CheckStream(f, uint64_t{1} << 16, size_t{1} << 16, fill, on_caller);
+      r.checked += one.checked;
+      r.mismatches += one.mismatches;
+      if (!one.failures.empty()) r.failures += (pass == 0 ? "before the reset: " : "after the reset: ") + one.failures;
+      if (!one.cuda_error.empty()) {
+        r.cuda_error = (pass == 0 ? "before the reset: " : "after the reset: ") + one.cuda_error;
+        return r;
+      }
+    }
+  }
   return r;
 }
 
