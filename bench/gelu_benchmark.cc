@@ -12,9 +12,14 @@
 //              (XNNPACK bench/utils.h); copy: -
 //     threads  t1 (gelu_set_num_threads(1), omp_set_num_threads(1)) | tall (0 = every hardware thread)
 //     n        elements: 4096, 65536, 1048576, 16777216
+//     impl may also be `baseline`: the same C API from another build of this library (an earlier commit), loaded
+//     with dlopen from $GELU_BENCH_BASELINE (bench/run_benchmarks.sh builds it), measured in the same process.
 //   BM_GeluF32/<HighwayTarget>/<n>: fp32 forward none, N(0,1), 1 thread, forced to each target this CPU supports
 //     (hwy::SetSupportedTargetsForTest; the label shows the target gelu_simd_target() reports).
+//   target/<HighwayTarget>/<impl>/<op>/f32/<form>/<dist>/t1/65536: every f32 function of ours and the baseline's,
+//     forced to each target (both libraries dispatch through the one libhwy, so the forced target holds for both).
 // Counters (Counter::kIsRate): elements/s and bytes/s, bytes = read + written (forward 2n, backward 3n values).
+#include <dlfcn.h>
 #include <omp.h>
 
 #include <algorithm>
@@ -23,6 +28,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
+#include <cstdlib>
 #include <functional>
 #include <map>
 #include <random>
@@ -70,10 +76,56 @@ const char* TypeName() {
 int AllThreads() { return std::max(1, static_cast<int>(std::thread::hardware_concurrency())); }
 int ThreadCount(Threads t) { return t == Threads::kOne ? 1 : AllThreads(); }
 
+// The C API entry points a benchmark calls, from this build (Ours) or from a baseline build (Baseline).
+struct Library {
+  gelu_status (*forward_f32)(const float*, float*, size_t, gelu_approximate);
+  gelu_status (*backward_f32)(const float*, const float*, float*, size_t, gelu_approximate);
+  gelu_status (*forward_f64)(const double*, double*, size_t, gelu_approximate);
+  gelu_status (*backward_f64)(const double*, const double*, double*, size_t, gelu_approximate);
+  void (*set_num_threads)(int);
+  const char* (*simd_target)();
+};
+const Library& Ours() {
+  static const Library lib{gelu_forward_f32, gelu_backward_f32, gelu_forward_f64,    gelu_backward_f64,
+                           gelu_set_num_threads, gelu_simd_target};
+  return lib;
+}
+// nullptr when $GELU_BENCH_BASELINE is unset. RTLD_DEEPBIND: the baseline's calls into its own internals must bind
+// to its own copies, not to this build's (both export the same names); libhwy and the OpenMP runtime are shared.
+const Library* Baseline() {
+  static const Library* lib = []() -> const Library* {
+    const char* path = std::getenv("GELU_BENCH_BASELINE");
+    if (path == nullptr || *path == '\0') return nullptr;
+    void* h = dlopen(path, RTLD_NOW | RTLD_LOCAL | RTLD_DEEPBIND);
+    if (h == nullptr) {
+      std::fprintf(stderr, "gelu_benchmark: cannot load the baseline %s: %s\n", path, dlerror());
+      std::exit(1);
+    }
+    auto sym = [&](const char* name) {
+      void* p = dlsym(h, name);
+      if (p == nullptr) {
+        std::fprintf(stderr, "gelu_benchmark: the baseline %s lacks %s\n", path, name);
+        std::exit(1);
+      }
+      return p;
+    };
+    static Library l;
+    l.forward_f32 = reinterpret_cast<decltype(l.forward_f32)>(sym("gelu_forward_f32"));
+    l.backward_f32 = reinterpret_cast<decltype(l.backward_f32)>(sym("gelu_backward_f32"));
+    l.forward_f64 = reinterpret_cast<decltype(l.forward_f64)>(sym("gelu_forward_f64"));
+    l.backward_f64 = reinterpret_cast<decltype(l.backward_f64)>(sym("gelu_backward_f64"));
+    l.set_num_threads = reinterpret_cast<decltype(l.set_num_threads)>(sym("gelu_set_num_threads"));
+    l.simd_target = reinterpret_cast<decltype(l.simd_target)>(sym("gelu_simd_target"));
+    return &l;
+  }();
+  return lib;
+}
+
 // Both the library (gelu_set_num_threads) and the OpenMP users in this file (oneDNN's OMP runtime, the threaded
 // copy and naive loops) are told the thread count before each run, so no setting leaks between benchmarks.
 void SetThreads(Threads t) {
   gelu_set_num_threads(t == Threads::kOne ? 1 : 0);
+  if (Baseline() != nullptr) Baseline()->set_num_threads(t == Threads::kOne ? 1 : 0);
   omp_set_num_threads(ThreadCount(t));
 }
 
@@ -140,30 +192,61 @@ void ParallelBlocks(size_t n, int threads, const F& fn) {
 
 // ---------------------------------------------------------------------------------------------- this library
 
-gelu_status Forward(const float* x, float* y, size_t n, gelu_approximate a) { return gelu_forward_f32(x, y, n, a); }
-gelu_status Forward(const double* x, double* y, size_t n, gelu_approximate a) { return gelu_forward_f64(x, y, n, a); }
-gelu_status Backward(const float* g, const float* x, float* gi, size_t n, gelu_approximate a) {
-  return gelu_backward_f32(g, x, gi, n, a);
+gelu_status Forward(const Library& l, const float* x, float* y, size_t n, gelu_approximate a) {
+  return l.forward_f32(x, y, n, a);
 }
-gelu_status Backward(const double* g, const double* x, double* gi, size_t n, gelu_approximate a) {
-  return gelu_backward_f64(g, x, gi, n, a);
+gelu_status Forward(const Library& l, const double* x, double* y, size_t n, gelu_approximate a) {
+  return l.forward_f64(x, y, n, a);
+}
+gelu_status Backward(const Library& l, const float* g, const float* x, float* gi, size_t n, gelu_approximate a) {
+  return l.backward_f32(g, x, gi, n, a);
+}
+gelu_status Backward(const Library& l, const double* g, const double* x, double* gi, size_t n, gelu_approximate a) {
+  return l.backward_f64(g, x, gi, n, a);
 }
 
 template <typename T>
-void BM_Gelu(benchmark::State& state, Op op, gelu_approximate form, Dist dist, Threads threads, size_t n) {
+void BM_Gelu(benchmark::State& state, const Library& lib, Op op, gelu_approximate form, Dist dist, Threads threads,
+             size_t n) {
   SetThreads(threads);
   const T* x = Input<T>(dist);
   const T* g = Data<T>().grad.get();
   T* y = Data<T>().out.get();
   gelu_status status = GELU_OK;
   for (auto _ : state) {
-    status = op == Op::kForward ? Forward(x, y, n, form) : Backward(g, x, y, n, form);
+    status = op == Op::kForward ? Forward(lib, x, y, n, form) : Backward(lib, g, x, y, n, form);
     benchmark::DoNotOptimize(y);
     benchmark::ClobberMemory();
   }
   if (status != GELU_OK) state.SkipWithError(gelu_status_string(status));
-  state.SetLabel(gelu_simd_target());
+  state.SetLabel(lib.simd_target());
   SetCounters(state, n, (op == Op::kForward ? 2 : 3) * n * sizeof(T));
+}
+
+// Every f32 function of `lib` at 64 Ki elements, 1 thread, forced to `target`.
+void BM_GeluF32ForcedTarget(benchmark::State& state, const Library& lib, int64_t target, Op op, gelu_approximate form,
+                            Dist dist) {
+  constexpr size_t n = size_t{64} << 10;
+  hwy::SetSupportedTargetsForTest(target);
+  SetThreads(Threads::kOne);
+  const float* x = Input<float>(dist);
+  const float* g = Data<float>().grad.get();
+  float* y = Data<float>().out.get();
+  auto call = [&] { return op == Op::kForward ? lib.forward_f32(x, y, n, form) : lib.backward_f32(g, x, y, n, form); };
+  gelu_status status = call();  // also makes the dispatch settle
+  const std::string chosen = lib.simd_target();
+  for (auto _ : state) {
+    status = call();
+    benchmark::DoNotOptimize(y);
+    benchmark::ClobberMemory();
+  }
+  hwy::SetSupportedTargetsForTest(0);
+  if (status != GELU_OK) state.SkipWithError(gelu_status_string(status));
+  if (chosen != hwy::TargetName(target)) {
+    state.SkipWithError(("simd_target() is " + chosen + ", not the forced target").c_str());
+  }
+  state.SetLabel(chosen);
+  SetCounters(state, n, (op == Op::kForward ? 2 : 3) * n * sizeof(float));
 }
 
 // Forced Highway target: the library dispatches through the process-wide hwy::ChosenTarget, which
@@ -316,8 +399,15 @@ void RegisterType() {
           for (const gelu_approximate form : kForms) {
             Finish(benchmark::RegisterBenchmark(
                        Name("gelu", OpName(op), TypeName<T>(), FormName(form), DistName(dist), threads, n).c_str(),
-                       [=](benchmark::State& s) { BM_Gelu<T>(s, op, form, dist, threads, n); }),
+                       [=](benchmark::State& s) { BM_Gelu<T>(s, Ours(), op, form, dist, threads, n); }),
                    threads);
+            if (const Library* base = Baseline()) {
+              Finish(benchmark::RegisterBenchmark(
+                         Name("baseline", OpName(op), TypeName<T>(), FormName(form), DistName(dist), threads, n)
+                             .c_str(),
+                         [=](benchmark::State& s) { BM_Gelu<T>(s, *base, op, form, dist, threads, n); }),
+                     threads);
+            }
 #if GELU_BENCH_ONEDNN
             if (sizeof(T) == 4 && form != GELU_APPROXIMATE_SIGMOID) {
               Finish(benchmark::RegisterBenchmark(
@@ -346,6 +436,26 @@ void RegisterTargets() {
                                           [=](benchmark::State& s) { BM_GeluF32Target(s, target); });
     for (const size_t n : kSizes) b->Arg(static_cast<int64_t>(n));
     Finish(b, Threads::kOne);
+    constexpr gelu_approximate kForms[] = {GELU_APPROXIMATE_NONE, GELU_APPROXIMATE_TANH, GELU_APPROXIMATE_SIGMOID};
+    // The per-function matrix only for the wide targets the speed targets name (AVX-512 and AVX2).
+    if (target != HWY_AVX3 && target != HWY_AVX3_DL && target != HWY_AVX2) continue;
+    for (const auto& [impl, lib] : {std::pair<const char*, const Library*>{"gelu", &Ours()}, {"baseline", Baseline()}}) {
+      if (lib == nullptr) continue;
+      for (const Dist dist : {Dist::kNormal, Dist::kUniform}) {
+        for (const Op op : {Op::kForward, Op::kBackward}) {
+          for (const gelu_approximate form : kForms) {
+            const std::string name = std::string("target/") + hwy::TargetName(target) + "/" +
+                                     Name(impl, OpName(op), "f32", FormName(form), DistName(dist), Threads::kOne,
+                                          size_t{64} << 10);
+            Finish(benchmark::RegisterBenchmark(name.c_str(),
+                                                [=](benchmark::State& s) {
+                                                  BM_GeluF32ForcedTarget(s, *lib, target, op, form, dist);
+                                                }),
+                   Threads::kOne);
+          }
+        }
+      }
+    }
   }
 }
 

@@ -6,7 +6,9 @@
 #
 #   bench/run_benchmarks.sh [--quick]
 #   env: BUILD_DIR (build-bench), OUT_DIR ($BUILD_DIR/results), GELU_BENCH_MIN_TIME (0.05 s per repetition),
-#        GELU_BENCH_REPETITIONS (3), GELU_BENCH_FILTER (a regex over benchmark names; '.' = all)
+#        GELU_BENCH_REPETITIONS (3), GELU_BENCH_FILTER (a regex over benchmark names; '.' = all),
+#        GELU_BASELINE_REV (7f5bb4a: the commit measured beside this one as impl `baseline`, built as a shared
+#        library under $BUILD_DIR/baseline from `git archive`; empty = no baseline)
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
@@ -30,6 +32,22 @@ cmake --build "$build_dir" -j 2 --target gelu gelu_benchmark
 lib=$build_dir/libgelu.so
 [[ -f $lib ]] || { echo "run_benchmarks: $lib missing; configure $build_dir with -DBUILD_SHARED_LIBS=ON" >&2; exit 1; }
 mkdir -p "$out_dir"
+
+# The baseline: the same library at an earlier commit, loaded into the same process (gelu_benchmark.cc).
+baseline_rev=${GELU_BASELINE_REV-7f5bb4a}
+if [[ -n $baseline_rev ]]; then
+  base_dir=$build_dir/baseline/$baseline_rev
+  if [[ ! -f $base_dir/build/libgelu.so ]]; then
+    rm -rf "$base_dir" && mkdir -p "$base_dir/src"
+    git archive "$baseline_rev" | tar -x -C "$base_dir/src"
+    cmake -S "$base_dir/src" -B "$base_dir/build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DBUILD_SHARED_LIBS=ON \
+      -DGELU_BUILD_TESTS=OFF -DGELU_BUILD_TOOLS=OFF -DGELU_BUILD_BENCHMARKS=OFF -DGELU_BUILD_PYTHON=OFF \
+      -DGELU_INSTALL=OFF -DGELU_CUDA=OFF > "$base_dir/configure.log"
+    cmake --build "$base_dir/build" -j 2 --target gelu
+  fi
+  export GELU_BENCH_BASELINE=$PWD/$base_dir/build/libgelu.so
+  echo "== baseline: $baseline_rev ($GELU_BENCH_BASELINE)"
+fi
 
 echo "== machine: $(lscpu | sed -n 's/^Model name: *//p'), $(nproc) CPUs; load: $(cut -d' ' -f1-3 /proc/loadavg)"
 # Repetitions interleaved at random across benchmarks, so slow drifts in the machine's load hit every row alike.
