@@ -88,6 +88,14 @@ TEST_F(CliInProcess, UsageAndCommandErrors) {
   EXPECT_EQ(r.err, "gelu accuracy: --range must be LO:HI, e.g. 0x3f800000:0x3fffffff, not '12'\n");
 }
 
+TEST_F(CliInProcess, ApplyRefusesAnEndlessInputAtOnce) {
+  const fs::path out = dir_ / "y.npy";
+  const Result r = RunGelu({"apply", "/dev/zero", out.string()});
+  EXPECT_EQ(r.rc, 1);
+  EXPECT_NE(r.err.find("gelu apply: '/dev/zero': not a .npy file"), std::string::npos) << r.err;
+  EXPECT_FALSE(fs::exists(out));
+}
+
 // A full disk (here: the file size limit, which fails write(2) with EFBIG as ENOSPC would) fails cleanly: the
 // input is intact, in place too, and no partial output or temporary file is left.
 TEST_F(CliInProcess, ApplyOnAFullDiskLeavesInputIntactAndNoPartialOutput) {
