@@ -28,10 +28,16 @@
 #include <stddef.h>
 #include <stdint.h> /* uint16_t: bfloat16 and binary16 storage */
 
+/* The library's version (CMake's project(VERSION) reads it from here). */
+#define GELU_VERSION_MAJOR 0
+#define GELU_VERSION_MINOR 1
+#define GELU_VERSION_PATCH 0
+
 #ifdef __cplusplus
 extern "C" {
 #endif
 
+/* GELU_SHARED: defined by the build and by users of the shared library (CMake's gelu::gelu, gelu.pc). */
 #if defined(_WIN32) && defined(GELU_SHARED)
 #  ifdef GELU_BUILDING
 #    define GELU_API __declspec(dllexport)
