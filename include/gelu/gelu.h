@@ -15,8 +15,9 @@
  * Special values: NaN -> NaN; +inf -> +inf; -inf -> -0 (forward) and 0 (derivative); +-0 -> +-0;
  *   subnormal results are produced, not flushed.
  *
- * Arguments: a null pointer with n > 0, an unknown `approximate`, or an output that partly overlaps an input
- *   (anything but exact aliasing, which computes in place) returns GELU_INVALID_ARGUMENT and writes nothing.
+ * Arguments: a null pointer with n > 0, an unknown `approximate`, an n whose byte count overflows size_t, or an
+ *   output that partly overlaps an input (anything but exact aliasing, which computes in place) returns
+ *   GELU_INVALID_ARGUMENT and writes nothing. The CUDA functions (gelu_cuda.h) refuse the same arguments.
  *
  * Example:
  *   float x[3] = {-1.f, 0.f, 1.f}, y[3];
