@@ -16,9 +16,10 @@ write_basic_package_version_file(${PROJECT_BINARY_DIR}/gelu-config-version.cmake
 install(FILES ${PROJECT_BINARY_DIR}/gelu-config.cmake ${PROJECT_BINARY_DIR}/gelu-config-version.cmake
   DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/gelu)
 
-# pkg-config: a static libgelu also needs Highway and OpenMP at link time.
+# pkg-config: a static libgelu also needs Highway and OpenMP at link time; a shared one, GELU_SHARED.
 if(BUILD_SHARED_LIBS)
   set(GELU_PC_PRIVATE_LIBS "")
+  set(GELU_PC_CFLAGS "-DGELU_SHARED")  # gelu.h's export macro, as gelu::gelu sets it
 else()
   set(GELU_PC_PRIVATE_LIBS "-lhwy -fopenmp")
 endif()
@@ -26,3 +27,5 @@ endif()
 file(RELATIVE_PATH GELU_PC_TO_PREFIX "/prefix/${CMAKE_INSTALL_LIBDIR}/pkgconfig" "/prefix")
 configure_file(${PROJECT_SOURCE_DIR}/cmake/gelu.pc.in ${PROJECT_BINARY_DIR}/gelu.pc @ONLY)
 install(FILES ${PROJECT_BINARY_DIR}/gelu.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
+
+install(FILES ${PROJECT_SOURCE_DIR}/LICENSE DESTINATION ${CMAKE_INSTALL_DOCDIR})

@@ -3,7 +3,7 @@
 """Draws the figures of `gelu plot` from CSV files that the gelu command computed with the library.
 
 This script computes nothing about GELU itself: every value it draws comes from the CSV files (written by
-tools/facts_plot.cc from gelu::forward / gelu::derivative), so the figures show what the library returns.
+tools/plot.cc from gelu::forward / gelu::derivative), so the figures show what the library returns.
 
   gelu_vs_relu.{png,svg}       f and f' on [-4, 4]: GELU (exact, tanh, sigmoid forms), ReLU, Leaky ReLU,
                                the minimum of GELU and the zero crossing of f' marked.

@@ -10,6 +10,7 @@
 //
 // The reference is accurate to ~2^-40 relative (its header states and tests/reference_test.cc checks it), so
 // the measured ULP values are exact to about 2^-16 ULP.
+#include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -18,6 +19,9 @@
 #include <chrono>
 #include <cfloat>
 #include <cmath>
+#include <string>
+#include <stdexcept>
+#include <memory>
 #include <cstdio>
 #include <mutex>
 #include <span>
@@ -362,6 +366,46 @@ int RunAccuracy(const AccuracyOptions& o) {
   const std::string s = FormatAccuracy(r, o.format);
   std::fwrite(s.data(), 1, s.size(), stdout);
   return r.all_pass() ? 0 : 1;
+}
+
+Command AddAccuracyCommand(CLI::App& app) {
+  auto o = std::make_shared<AccuracyOptions>();
+  auto format = std::make_shared<std::string>("table");
+  auto range = std::make_shared<std::string>();
+  auto no_progress = std::make_shared<bool>(false);
+  auto* sub = app.add_subcommand(
+      "accuracy", "Max ULP error of every float32 function against the double-precision reference, where it "
+                  "occurs, the naive formula beside it, and PASS/FAIL against the library's claims (exit 1 on FAIL)");
+  sub->add_flag("--exhaustive", o->exhaustive, "All 2^32 float32 inputs (minutes; progress bar and ETA)");
+  sub->add_option("--approximate,-a", o->approximate, "Forms: none, tanh, sigmoid or all")
+      ->check(CLI::IsMember(FormChoices(/*with_all=*/true)))
+      ->capture_default_str();
+  sub->add_option("--threads,-t", o->threads, "Worker threads (0: all hardware threads)")->capture_default_str();
+  sub->add_option("--range", *range, "With --exhaustive: only bit patterns LO:HI (hex or decimal), a spot check");
+  sub->add_option("--format", *format, "Output: table, csv or json")
+      ->check(CLI::IsMember(FormatChoices()))
+      ->capture_default_str();
+  sub->add_flag("--no-progress", *no_progress, "No progress bar on stderr");
+  return {sub, [o, format, range, no_progress] {
+            o->format = ParseFormat(*format);
+            o->progress = !*no_progress;
+            if (!range->empty()) {
+              const size_t colon = range->find(':');
+              try {
+                if (colon == std::string::npos) throw std::invalid_argument("no colon");
+                size_t end1 = 0, end2 = 0;
+                const uint64_t lo = std::stoull(range->substr(0, colon), &end1, 0);
+                const uint64_t hi = std::stoull(range->substr(colon + 1), &end2, 0);
+                if (end1 != colon || end2 != range->size() - colon - 1) {
+                  throw std::invalid_argument("trailing characters");
+                }
+                o->bit_range = std::pair{lo, hi};
+              } catch (const std::logic_error&) {
+                throw Failure("--range must be LO:HI, e.g. 0x3f800000:0x3fffffff, not '" + *range + "'");
+              }
+            }
+            return RunAccuracy(*o);
+          }};
 }
 
 }  // namespace gelu::cli

@@ -10,12 +10,14 @@
 //
 // Threads: the library splits arrays of >= 2^16 elements over gelu::set_num_threads threads. The copy and
 // naive baselines follow the same rule with OpenMP (static schedule), so "all threads" means the same for all.
+#include <CLI/CLI.hpp>
 #include <fmt/format.h>
 #include <omp.h>
 
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <string>
 #include <cstdio>
 #include <cstring>
 #include <functional>
@@ -269,6 +271,33 @@ int RunBench(const BenchOptions& o) {
   const std::string s = FormatBench(r, o.format);
   std::fwrite(s.data(), 1, s.size(), stdout);
   return 0;
+}
+
+Command AddBenchCommand(CLI::App& app) {
+  auto o = std::make_shared<BenchOptions>();
+  auto format = std::make_shared<std::string>("table");
+  auto no_progress = std::make_shared<bool>(false);
+  auto* sub = app.add_subcommand("bench", "Time every form, forward and backward, float32 and float64, from L1 to "
+                                          "DRAM sizes, 1 and all threads, beside a copy and the naive erf loop");
+  sub->add_flag("--quick", o->quick, "Two sizes and 3 samples: done in well under 20 s");
+  sub->add_option("--format", *format, "Output: table, csv or json")
+      ->check(CLI::IsMember(FormatChoices()))
+      ->capture_default_str();
+  sub->add_option("--approximate,-a", o->approximate, "Forms to time: none, tanh, sigmoid or all")
+      ->check(CLI::IsMember(FormChoices(/*with_all=*/true)))
+      ->capture_default_str();
+  sub->add_option("--dtype", o->dtype, "float32, float64 or all")
+      ->check(CLI::IsMember({"float32", "float64", "all"}))
+      ->capture_default_str();
+  sub->add_option("--sizes", o->sizes, "Element counts (default 4096 65536 1048576 16777216)");
+  sub->add_option("--threads,-t", o->threads, "Thread counts (default: 1 and all hardware threads)");
+  sub->add_option("--repeats", o->repeats, "Samples per case, median reported (default 5, --quick 3)");
+  sub->add_flag("--no-progress", *no_progress, "No progress line on stderr");
+  return {sub, [o, format, no_progress] {
+            o->format = ParseFormat(*format);
+            o->progress = !*no_progress;
+            return RunBench(*o);
+          }};
 }
 
 }  // namespace gelu::cli

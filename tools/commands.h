@@ -1,29 +1,36 @@
 // SPDX-License-Identifier: Apache-2.0
-// The subcommands of the `gelu` executable (tools/gelu_cli.cc parses the arguments and calls these).
+// The subcommands of the `gelu` executable, one file each in tools/ (eval.cc, apply.cc, accuracy.cc, bench.cc,
+// plot.cc, report.cc): its options, what it computes, and Add<Name>Command, which registers it with CLI11.
 // Each command prints its result to stdout and returns the process exit status; failures throw
-// gelu::cli::Failure (or npy::Error, gelu::Error), which main turns into one line on stderr and exit status 1.
+// gelu::cli::Failure (or npy::Error, gelu::Error), which RunCommandLine turns into one line on stderr and exit
+// status 1. Everything here is in the library gelu_cli_lib, so tests call the commands in-process.
 #ifndef GELU_TOOLS_COMMANDS_H_
 #define GELU_TOOLS_COMMANDS_H_
 
 #include <cstdint>
+#include <functional>
 #include <optional>
-#include <stdexcept>
 #include <string>
 #include <vector>
 
 #include "gelu/gelu.hpp"
+#include "tools/cli_helpers.h"
+
+namespace CLI {
+class App;
+}
 
 namespace gelu::cli {
 
-class Failure : public std::runtime_error {
- public:
-  using std::runtime_error::runtime_error;
-};
+// The whole `gelu` command line: args[0] is the program name. Parses, runs the chosen subcommand and returns
+// the exit status: 0, 1 with "gelu <command>: <what went wrong>" on stderr, or CLI11's 105-109 for bad usage.
+int RunCommandLine(std::vector<std::string> args);
 
-enum class Format { table, csv, json };
-Format ParseFormat(const std::string& s);
-// "none" | "tanh" | "sigmoid" -> one form; "all" -> the three.
-std::vector<Approximation> ParseForms(const std::string& s);
+// A subcommand registered on the top-level app: `run` executes it once the command line is parsed.
+struct Command {
+  CLI::App* app = nullptr;
+  std::function<int()> run;
+};
 
 // ---- eval ----
 struct EvalOptions {
@@ -34,6 +41,10 @@ struct EvalOptions {
   std::vector<std::string> values;  // empty: read whitespace-separated numbers from stdin
 };
 int RunEval(const EvalOptions& o);
+Command AddEvalCommand(CLI::App& app);
+// CLI11 reads "-1.5" as the short option "-1"; eval's numbers may be negative, so arguments after `eval` that
+// parse as negative numbers are tagged before parsing, and eval untags its values.
+void TagNegativeNumbersAfterEval(std::vector<std::string>& args);
 
 // ---- apply ----
 struct ApplyOptions {
@@ -44,6 +55,7 @@ struct ApplyOptions {
   bool verbose = false;
 };
 int RunApply(const ApplyOptions& o);
+Command AddApplyCommand(CLI::App& app);
 
 // ---- accuracy ----
 // Error of one function of one implementation over the inputs seen.
@@ -85,6 +97,7 @@ struct AccuracyResult {
 AccuracyResult ComputeAccuracy(const AccuracyOptions& o);
 std::string FormatAccuracy(const AccuracyResult& r, Format f);
 int RunAccuracy(const AccuracyOptions& o);
+Command AddAccuracyCommand(CLI::App& app);
 
 // The metric: |y - r| / ulp(r), ulp(r) = 2^(max(e,-125)-24) with e from frexp(r), 2^-149 when r = 0
 // (SLEEF's countULPsp); NaN when exactly one of y, r is NaN; 0 when both are.
@@ -124,6 +137,7 @@ struct BenchResult {
 BenchResult ComputeBench(const BenchOptions& o);
 std::string FormatBench(const BenchResult& r, Format f);
 int RunBench(const BenchOptions& o);
+Command AddBenchCommand(CLI::App& app);
 
 // ---- facts ----
 struct Extremum {
@@ -144,6 +158,7 @@ struct PlotOptions {
 // Writes gelu_vs_relu.{png,svg} and gelu_approx_error.{png,svg} into outdir; returns the paths written.
 std::vector<std::string> MakePlots(const PlotOptions& o);
 int RunPlot(const PlotOptions& o);
+Command AddPlotCommand(CLI::App& app);
 
 // ---- report ----
 struct ReportOptions {
@@ -152,13 +167,7 @@ struct ReportOptions {
   bool progress = true;
 };
 int RunReport(const ReportOptions& o);
-
-// Small shared helpers.
-std::string HumanCount(uint64_t n);  // 4096 -> "4 Ki", 16777216 -> "16 Mi"
-std::string Duration(double seconds);  // "2m05s", "3.1 s", "12 ms"
-bool StderrIsTerminal();
-std::string JsonNumber(double v);  // shortest round-trip; "nan"/"inf"/"-inf" as strings (JSON has no NaN)
-std::string JsonString(const std::string& s);
+Command AddReportCommand(CLI::App& app);
 
 }  // namespace gelu::cli
 

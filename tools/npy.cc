@@ -263,22 +263,6 @@ Descr ParseDescr(const Value& v) {
   }
 }
 
-template <class T>
-void CopyElements(const std::byte* src, size_t n, bool swap, std::vector<T>& out) {
-  out.resize(n);
-  if (n > 0) std::memcpy(out.data(), src, n * sizeof(T));
-  if (!swap) return;
-  for (T& x : out) {
-    if constexpr (sizeof(T) == 2) {
-      x = __builtin_bswap16(x);
-    } else if constexpr (sizeof(T) == 4) {
-      x = std::bit_cast<T>(__builtin_bswap32(std::bit_cast<uint32_t>(x)));
-    } else {
-      x = std::bit_cast<T>(__builtin_bswap64(std::bit_cast<uint64_t>(x)));
-    }
-  }
-}
-
 std::string Errno(int e) { return std::strerror(e); }
 
 }  // namespace
@@ -296,7 +280,21 @@ std::string ShapeString(const std::vector<uint64_t>& shape) {
   return s + ")";
 }
 
-Array Parse(std::span<const std::byte> file) {
+namespace {
+
+// What the bytes before the data say: everything Read needs to know before it reads or allocates the data.
+struct Header {
+  Array layout;  // dtype, fortran_order and shape; no elements
+  bool swap = false;
+  size_t data_start = 0;  // the data's offset in the file
+  uint64_t count = 0;     // elements
+  bool count_overflows = false;
+};
+
+// The first bytes of a file, up to and including the header length: checks the magic string and version and
+// returns the offset just past the header (at most 12 + kMaxHeaderBytes). `file` holds the whole file or at
+// least its first 12 bytes.
+size_t HeaderEnd(std::span<const std::byte> file) {
   const auto byte = [&](size_t i) { return static_cast<unsigned char>(file[i]); };
   if (file.size() < kMagic.size() ||
       std::memcmp(file.data(), kMagic.data(), kMagic.size()) != 0) {
@@ -312,12 +310,20 @@ Array Parse(std::span<const std::byte> file) {
   if (file.size() < 8 + len_bytes) throw Error("truncated header: the file ends inside the header length");
   uint64_t header_len = 0;
   for (size_t i = 0; i < len_bytes; ++i) header_len |= uint64_t{byte(8 + i)} << (8 * i);
-  const size_t header_start = 8 + len_bytes;
   if (header_len > kMaxHeaderBytes) {
     throw Error("header length " + std::to_string(header_len) + " exceeds the limit of " +
                 std::to_string(kMaxHeaderBytes) + " bytes");
   }
-  if (header_len > file.size() - header_start) {
+  return 8 + len_bytes + header_len;
+}
+
+// Parses everything before the data. `file` holds the whole file or at least its first HeaderEnd bytes.
+Header ParseHeader(std::span<const std::byte> file) {
+  const size_t header_end = HeaderEnd(file);
+  const unsigned major = static_cast<unsigned char>(file[6]);
+  const size_t header_start = major == 1 ? 10 : 12;
+  const size_t header_len = header_end - header_start;
+  if (header_end > file.size()) {
     throw Error("truncated header: the header length says " + std::to_string(header_len) + " bytes but only " +
                 std::to_string(file.size() - header_start) + " follow");
   }
@@ -357,9 +363,12 @@ Array Parse(std::span<const std::byte> file) {
   }
   const Descr d = ParseDescr(*descr);
 
-  Array a;
+  Header h;
+  Array& a = h.layout;
   a.dtype = d.dtype;
   a.fortran_order = fortran->flag;
+  h.swap = d.swap;
+  h.data_start = header_end;
   uint64_t count = 1;
   bool overflow = false;
   for (const Value& dim : shape->items) {
@@ -377,28 +386,69 @@ Array Parse(std::span<const std::byte> file) {
     count = 0;
     overflow = false;
   }
-  const size_t item = ItemSize(d.dtype);
-  const size_t data_start = header_start + header_len;
-  const size_t available = file.size() - data_start;
-  if (overflow || count > available / item) {
-    throw Error("truncated data: shape " + ShapeString(a.shape) + " of " + to_string(d.dtype) + " needs " +
-                (overflow || count > std::numeric_limits<uint64_t>::max() / item
+  h.count = count;
+  h.count_overflows = overflow;
+  return h;
+}
+
+// Throws unless exactly the bytes the header declares follow it: `available` of them, or (at_least) more.
+void CheckDataSize(const Header& h, uint64_t available, bool at_least = false) {
+  const Array& a = h.layout;
+  const size_t item = ItemSize(a.dtype);
+  const std::string follow = (at_least ? "at least " : "") + std::to_string(available) + " follow the header";
+  if (h.count_overflows || h.count > available / item) {
+    throw Error("truncated data: shape " + ShapeString(a.shape) + " of " + to_string(a.dtype) + " needs " +
+                (h.count_overflows || h.count > std::numeric_limits<uint64_t>::max() / item
                      ? std::string("more than 2^64")
-                     : std::to_string(count * item)) +
-                " bytes but " + std::to_string(available) + " follow the header");
+                     : std::to_string(h.count * item)) +
+                " bytes but " + follow);
   }
-  if (count * item != available) {
-    throw Error("header lies about the size: shape " + ShapeString(a.shape) + " of " + to_string(d.dtype) +
-                " needs " + std::to_string(count * item) + " bytes but " + std::to_string(available) +
-                " follow the header");
+  if (h.count * item != available || at_least) {
+    throw Error("header lies about the size: shape " + ShapeString(a.shape) + " of " + to_string(a.dtype) +
+                " needs " + std::to_string(h.count * item) + " bytes but " + follow);
   }
-  const std::byte* data = file.data() + data_start;
-  switch (d.dtype) {
-    case DType::f32: CopyElements(data, count, d.swap, a.f32); break;
-    case DType::f64: CopyElements(data, count, d.swap, a.f64); break;
-    case DType::f16: CopyElements(data, count, d.swap, a.f16); break;
+}
+
+template <class T>
+void SwapBytes(std::vector<T>& v) {
+  for (T& x : v) {
+    if constexpr (sizeof(T) == 2) {
+      x = __builtin_bswap16(x);
+    } else if constexpr (sizeof(T) == 4) {
+      x = std::bit_cast<T>(__builtin_bswap32(std::bit_cast<uint32_t>(x)));
+    } else {
+      x = std::bit_cast<T>(__builtin_bswap64(std::bit_cast<uint64_t>(x)));
+    }
   }
-  return a;
+}
+
+// The element storage of `a` for its dtype, sized to `count` elements.
+std::span<std::byte> Resize(Array& a, size_t count) {
+  switch (a.dtype) {
+    case DType::f32: a.f32.resize(count); return std::as_writable_bytes(std::span<float>(a.f32));
+    case DType::f64: a.f64.resize(count); return std::as_writable_bytes(std::span<double>(a.f64));
+    case DType::f16: a.f16.resize(count); return std::as_writable_bytes(std::span<uint16_t>(a.f16));
+  }
+  return {};
+}
+
+void SwapBytes(Array& a) {
+  switch (a.dtype) {
+    case DType::f32: SwapBytes(a.f32); break;
+    case DType::f64: SwapBytes(a.f64); break;
+    case DType::f16: SwapBytes(a.f16); break;
+  }
+}
+
+}  // namespace
+
+Array Parse(std::span<const std::byte> file) {
+  Header h = ParseHeader(file);
+  CheckDataSize(h, file.size() - h.data_start);
+  const std::span<std::byte> out = Resize(h.layout, h.count);
+  if (!out.empty()) std::memcpy(out.data(), file.data() + h.data_start, out.size());
+  if (h.swap) SwapBytes(h.layout);
+  return std::move(h.layout);
 }
 
 namespace {
@@ -446,6 +496,31 @@ std::vector<std::byte> Serialize(const Array& a) {
   return out;
 }
 
+namespace {
+
+// A failed read(2): its message names the file already.
+class ReadFailure : public Error {
+ public:
+  using Error::Error;
+};
+
+// Reads from fd into out[0, n) until n bytes or end of file; returns the bytes read.
+size_t ReadUpTo(int fd, std::byte* out, size_t n, const std::string& name) {
+  size_t used = 0;
+  while (used < n) {
+    const ssize_t r = ::read(fd, out + used, n - used);
+    if (r < 0) {
+      if (errno == EINTR) continue;
+      throw ReadFailure("cannot read " + name + ": " + Errno(errno));
+    }
+    if (r == 0) break;
+    used += static_cast<size_t>(r);
+  }
+  return used;
+}
+
+}  // namespace
+
 Array Read(const std::filesystem::path& path) {
   const std::string name = "'" + path.string() + "'";
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
@@ -457,23 +532,47 @@ Array Read(const std::filesystem::path& path) {
   struct stat st {};
   if (::fstat(fd, &st) != 0) throw Error("cannot read " + name + ": " + Errno(errno));
   if (S_ISDIR(st.st_mode)) throw Error("cannot read " + name + ": it is a directory");
-  // Read until EOF rather than trusting st_size, so pipes and files that change size are handled too. A regular
-  // file gets one spare byte, so the read that sees EOF does not make the buffer grow.
-  std::vector<std::byte> bytes(S_ISREG(st.st_mode) ? static_cast<size_t>(st.st_size) + 1 : 65536);
-  size_t used = 0;
-  while (true) {
-    if (used == bytes.size()) bytes.resize(2 * bytes.size());
-    const ssize_t r = ::read(fd, bytes.data() + used, bytes.size() - used);
-    if (r < 0) {
-      if (errno == EINTR) continue;
-      throw Error("cannot read " + name + ": " + Errno(errno));
-    }
-    if (r == 0) break;
-    used += static_cast<size_t>(r);
-  }
-  bytes.resize(used);
+  // The preamble and header first, checked before anything else is read, then exactly the bytes the header
+  // declares (and one more, to see that nothing follows): a file that is not .npy, or an endless stream such
+  // as /dev/zero, costs 12 bytes, and no header can make us allocate more than the data it describes.
+  // Sizes come from reading, not from st_size, so pipes and files that change size are handled too.
   try {
-    return Parse(bytes);
+    std::vector<std::byte> prefix(12);
+    prefix.resize(ReadUpTo(fd, prefix.data(), prefix.size(), name));
+    if (prefix.size() < 12) return Parse(prefix);  // the whole file: Parse says what is wrong with it
+    const size_t header_end = HeaderEnd(prefix);
+    prefix.resize(header_end);
+    const size_t got = ReadUpTo(fd, prefix.data() + 12, header_end - 12, name);
+    if (got < header_end - 12) {
+      prefix.resize(12 + got);
+      return Parse(prefix);
+    }
+    Header h = ParseHeader(prefix);
+    const size_t item = ItemSize(h.layout.dtype);
+    // A regular file's size settles the data's size before anything is allocated.
+    if (S_ISREG(st.st_mode)) {
+      const auto size = static_cast<uint64_t>(st.st_size);
+      CheckDataSize(h, size > header_end ? size - header_end : 0);
+    } else if (h.count_overflows || h.count > std::numeric_limits<size_t>::max() / item) {
+      CheckDataSize(h, 0);  // throws: no stream can hold 2^64 bytes
+    }
+    const size_t want = h.count * item;
+    // A stream's size is known only by reading it: grow the buffer with the bytes that arrive.
+    size_t have = 0;
+    std::span<std::byte> data =
+        Resize(h.layout, S_ISREG(st.st_mode) ? h.count : std::min<size_t>(h.count, 65536 / item));
+    while (true) {
+      have += ReadUpTo(fd, data.data() + have, data.size() - have, name);
+      if (have < data.size() || data.size() == want) break;
+      data = Resize(h.layout, std::min(h.count, 2 * data.size() / item));
+    }
+    if (have < want) CheckDataSize(h, have);  // throws: truncated
+    std::byte extra{};
+    if (ReadUpTo(fd, &extra, 1, name) != 0) CheckDataSize(h, want + 1, /*at_least=*/true);  // throws
+    if (h.swap) SwapBytes(h.layout);
+    return std::move(h.layout);
+  } catch (const ReadFailure&) {
+    throw;
   } catch (const Error& e) {
     throw Error(name + ": " + e.what());
   }

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // `gelu report`: the main job. Facts, accuracy sample, quick benchmark and figures, printed as each finishes and
 // collected in DIR/report.md beside the figures. Target: under a minute on a 2-core machine.
+#include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -9,6 +10,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <memory>
 #include <thread>
 
 #include "gelu/gelu.hpp"
@@ -122,6 +124,20 @@ int RunReport(const ReportOptions& o) {
   std::printf("Report written to %s (figures beside it) in %s. Accuracy: %s.\n", path.string().c_str(),
               Duration(s).c_str(), acc.all_pass() ? "every claim holds" : "a claim FAILS (see above)");
   return 0;
+}
+
+Command AddReportCommand(CLI::App& app) {
+  auto o = std::make_shared<ReportOptions>();
+  auto no_progress = std::make_shared<bool>(false);
+  auto* sub = app.add_subcommand("report", "The main job: facts, accuracy sample, quick benchmark and figures, "
+                                           "printed and written to DIR/report.md (about half a minute)");
+  sub->add_option("-o,--outdir", o->outdir, "Output directory (created if missing)")->capture_default_str();
+  sub->add_option("--python", o->python, "Python 3 interpreter that has matplotlib")->capture_default_str();
+  sub->add_flag("--no-progress", *no_progress, "No progress lines on stderr");
+  return {sub, [o, no_progress] {
+            o->progress = !*no_progress;
+            return RunReport(*o);
+          }};
 }
 
 }  // namespace gelu::cli

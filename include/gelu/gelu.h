@@ -15,8 +15,9 @@
  * Special values: NaN -> NaN; +inf -> +inf; -inf -> -0 (forward) and 0 (derivative); +-0 -> +-0;
  *   subnormal results are produced, not flushed.
  *
- * Arguments: a null pointer with n > 0, an unknown `approximate`, or an output that partly overlaps an input
- *   (anything but exact aliasing, which computes in place) returns GELU_INVALID_ARGUMENT and writes nothing.
+ * Arguments: a null pointer with n > 0, an unknown `approximate`, an n whose byte count overflows size_t, or an
+ *   output that partly overlaps an input (anything but exact aliasing, which computes in place) returns
+ *   GELU_INVALID_ARGUMENT and writes nothing. The CUDA functions (gelu_cuda.h) refuse the same arguments.
  *
  * Example:
  *   float x[3] = {-1.f, 0.f, 1.f}, y[3];
@@ -28,10 +29,16 @@
 #include <stddef.h>
 #include <stdint.h> /* uint16_t: bfloat16 and binary16 storage */
 
+/* The library's version (CMake's project(VERSION) reads it from here). */
+#define GELU_VERSION_MAJOR 0
+#define GELU_VERSION_MINOR 1
+#define GELU_VERSION_PATCH 0
+
 #ifdef __cplusplus
 extern "C" {
 #endif
 
+/* GELU_SHARED: defined by the build and by users of the shared library (CMake's gelu::gelu, gelu.pc). */
 #if defined(_WIN32) && defined(GELU_SHARED)
 #  ifdef GELU_BUILDING
 #    define GELU_API __declspec(dllexport)

@@ -15,9 +15,11 @@
  *
  * Return values:
  *   GELU_OK                 queued (n == 0: nothing to do, no CUDA call is made, pointers may be NULL).
- *   GELU_INVALID_ARGUMENT   a NULL pointer with n > 0, an unknown `approximate`, an output that partly overlaps an
- *                           input (exact aliasing, y == x, computes in place), or a pointer not aligned to its
- *                           element type (4 bytes for float, 2 for the 16-bit types). Nothing is queued or written.
+ *   GELU_INVALID_ARGUMENT   what the CPU functions (gelu.h) refuse: a NULL pointer with n > 0, an unknown
+ *                           `approximate`, an n whose byte count overflows, an output that partly overlaps an
+ *                           input (exact aliasing, y == x, computes in place); and, on the GPU only, a pointer not
+ *                           aligned to its element type (4 bytes for float, 2 for the 16-bit types). Nothing is
+ *                           queued or written.
  *   GELU_CUDA_ERROR         a CUDA call failed (no device, launch failure, an error left by earlier asynchronous
  *                           work); gelu_cuda_last_error_string() gives CUDA's text. The functions never abort.
  *

@@ -1,33 +1,20 @@
 // SPDX-License-Identifier: Apache-2.0
-// The C API: validates arguments, then runs the dispatched kernels over threads (src/parallel).
+// The C API: validates arguments (src/common/validate.h), then runs the dispatched kernels over threads (src/parallel).
 #include <cstdint>
 
 #include "gelu/gelu.h"
+#include "src/common/validate.h"
 #include "src/cpu/kernels.h"
 #include "src/parallel/parallel.h"
 
 namespace {
 
-bool ValidForm(gelu_approximate a) {
-  return a == GELU_APPROXIMATE_NONE || a == GELU_APPROXIMATE_TANH || a == GELU_APPROXIMATE_SIGMOID;
-}
-
-// True when [out, out+n) and [in, in+n) share memory without being the same array (exact aliasing is the
-// supported in-place mode; any other overlap would read elements already overwritten, differently per thread).
-template <class T>
-bool PartialOverlap(const T* in, const T* out, size_t n) {
-  if (n == 0 || in == out) return false;
-  const auto a = reinterpret_cast<uintptr_t>(in), b = reinterpret_cast<uintptr_t>(out);
-  const uintptr_t bytes = n * sizeof(T);
-  return a < b + bytes && b < a + bytes;
-}
-
 template <class T>
 gelu_status Forward(const T* x, T* y, size_t n, gelu_approximate a,
                     void (*kernel)(const T*, T*, size_t, gelu::cpu::Form)) {
-  if (!ValidForm(a)) return GELU_INVALID_ARGUMENT;
-  if (n == 0) return GELU_OK;
-  if (x == nullptr || y == nullptr || PartialOverlap(x, y, n)) return GELU_INVALID_ARGUMENT;
+  if (!gelu::validate::ValidForm(a)) return GELU_INVALID_ARGUMENT;
+  const auto v = gelu::validate::Elementwise(sizeof(T), 1, false, nullptr, x, y, n);
+  if (v != gelu::validate::Verdict::kRun) return gelu::validate::Status(v);
   const auto form = static_cast<gelu::cpu::Form>(a);
   gelu::parallel::ParallelFor(n, [&](size_t begin, size_t end) { kernel(x + begin, y + begin, end - begin, form); });
   return GELU_OK;
@@ -36,11 +23,9 @@ gelu_status Forward(const T* x, T* y, size_t n, gelu_approximate a,
 template <class T>
 gelu_status Backward(const T* g, const T* x, T* gi, size_t n, gelu_approximate a,
                      void (*kernel)(const T*, const T*, T*, size_t, gelu::cpu::Form)) {
-  if (!ValidForm(a)) return GELU_INVALID_ARGUMENT;
-  if (n == 0) return GELU_OK;
-  if (g == nullptr || x == nullptr || gi == nullptr || PartialOverlap(g, gi, n) || PartialOverlap(x, gi, n)) {
-    return GELU_INVALID_ARGUMENT;
-  }
+  if (!gelu::validate::ValidForm(a)) return GELU_INVALID_ARGUMENT;
+  const auto v = gelu::validate::Elementwise(sizeof(T), 1, true, g, x, gi, n);
+  if (v != gelu::validate::Verdict::kRun) return gelu::validate::Status(v);
   const auto form = static_cast<gelu::cpu::Form>(a);
   gelu::parallel::ParallelFor(
       n, [&](size_t begin, size_t end) { kernel(g + begin, x + begin, gi + begin, end - begin, form); });

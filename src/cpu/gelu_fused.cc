@@ -86,6 +86,7 @@ HWY_AFTER_NAMESPACE();
 
 #if HWY_ONCE
 #include "src/common/half.h"
+#include "src/common/validate.h"
 #include "src/parallel/parallel.h"
 
 namespace gelu {
@@ -120,8 +121,7 @@ void GegluBackward(Io io, int kind, const void* g, size_t ldg, const void* a, si
 namespace {
 
 using gelu::cpu::Io;
-using gelu::cpu::Overlap;
-using gelu::cpu::PartialOverlap;
+namespace validate = gelu::validate;
 
 // Rounds a double once to the storage type and stores it at p[i].
 void StoreRounded(Io io, void* p, size_t i, double v) {
@@ -148,15 +148,10 @@ unsigned char* Bytes(void* p) { return static_cast<unsigned char*>(p); }
 
 gelu_status BiasForward(Io io, const void* x, const void* bias, void* y, size_t rows, size_t cols,
                         gelu_approximate a) {
-  if (!gelu::cpu::ValidApproximate(a)) return GELU_INVALID_ARGUMENT;
-  const size_t size = gelu::cpu::ElementSize(io);
-  size_t n, bytes;
-  if (!gelu::cpu::CheckedMul(rows, cols, &n) || !gelu::cpu::CheckedMul(n, size, &bytes)) {
-    return GELU_INVALID_ARGUMENT;
-  }
-  if (n == 0) return GELU_OK;
-  if (x == nullptr || bias == nullptr || y == nullptr) return GELU_INVALID_ARGUMENT;
-  if (PartialOverlap(x, y, bytes) || Overlap(bias, cols * size, y, bytes)) return GELU_INVALID_ARGUMENT;
+  if (!validate::ValidForm(a)) return GELU_INVALID_ARGUMENT;
+  const auto v = validate::BiasForward(gelu::cpu::ElementSize(io), 1, x, bias, y, rows, cols);
+  if (v != validate::Verdict::kRun) return validate::Status(v);
+  const size_t n = rows * cols;
   gelu::parallel::ParallelFor(n, [&](size_t begin, size_t end) {
     gelu::cpu::BiasForward(io, a, x, bias, y, cols, begin, end);
   });
@@ -173,21 +168,10 @@ constexpr size_t kColumnTile = 256;
 
 gelu_status BiasBackward(Io io, const void* g, const void* x, const void* bias, void* gx, void* gbias, size_t rows,
                          size_t cols, gelu_approximate a) {
-  if (!gelu::cpu::ValidApproximate(a)) return GELU_INVALID_ARGUMENT;
-  const size_t size = gelu::cpu::ElementSize(io);
-  size_t n, bytes;
-  if (!gelu::cpu::CheckedMul(rows, cols, &n) || !gelu::cpu::CheckedMul(n, size, &bytes)) {
-    return GELU_INVALID_ARGUMENT;
-  }
-  if (cols == 0) return GELU_OK;
-  const size_t bias_bytes = cols * size;
-  if (gbias == nullptr) return GELU_INVALID_ARGUMENT;
-  if (rows > 0 && (g == nullptr || x == nullptr || bias == nullptr || gx == nullptr)) return GELU_INVALID_ARGUMENT;
-  if (PartialOverlap(g, gx, bytes) || PartialOverlap(x, gx, bytes) || Overlap(bias, bias_bytes, gx, bytes) ||
-      Overlap(gbias, bias_bytes, gx, bytes) || Overlap(gbias, bias_bytes, g, bytes) ||
-      Overlap(gbias, bias_bytes, x, bytes) || Overlap(gbias, bias_bytes, bias, rows > 0 ? bias_bytes : 0)) {
-    return GELU_INVALID_ARGUMENT;
-  }
+  if (!validate::ValidForm(a)) return GELU_INVALID_ARGUMENT;
+  const auto v = validate::BiasBackward(gelu::cpu::ElementSize(io), 1, g, x, bias, gx, gbias, rows, cols);
+  if (v != validate::Verdict::kRun) return validate::Status(v);
+  const size_t n = rows * cols;
   if (rows == 0) {
     for (size_t c = 0; c < cols; ++c) StoreRounded(io, gbias, c, 0.0);
     return GELU_OK;
@@ -247,13 +231,9 @@ gelu_status BiasBackward(Io io, const void* g, const void* x, const void* bias, 
 }
 
 gelu_status GegluForward(Io io, const void* a, const void* b, void* y, size_t n, gelu_approximate approx) {
-  if (!gelu::cpu::ValidApproximate(approx)) return GELU_INVALID_ARGUMENT;
-  const size_t size = gelu::cpu::ElementSize(io);
-  size_t bytes;
-  if (!gelu::cpu::CheckedMul(n, size, &bytes)) return GELU_INVALID_ARGUMENT;
-  if (n == 0) return GELU_OK;
-  if (a == nullptr || b == nullptr || y == nullptr) return GELU_INVALID_ARGUMENT;
-  if (PartialOverlap(a, y, bytes) || PartialOverlap(b, y, bytes)) return GELU_INVALID_ARGUMENT;
+  if (!validate::ValidForm(approx)) return GELU_INVALID_ARGUMENT;
+  const auto v = validate::GegluForward(gelu::cpu::ElementSize(io), 1, a, b, y, n);
+  if (v != validate::Verdict::kRun) return validate::Status(v);
   const double* ftab = ForwardTable(io, approx);
   gelu::parallel::ParallelFor(n, [&](size_t begin, size_t end) {
     gelu::cpu::GegluForward(io, approx, a, 0, b, 0, y, 0, n, begin, end, ftab);
@@ -263,16 +243,9 @@ gelu_status GegluForward(Io io, const void* a, const void* b, void* y, size_t n,
 
 gelu_status GegluBackward(Io io, const void* g, const void* a, const void* b, void* ga, void* gb, size_t n,
                           gelu_approximate approx) {
-  if (!gelu::cpu::ValidApproximate(approx)) return GELU_INVALID_ARGUMENT;
-  const size_t size = gelu::cpu::ElementSize(io);
-  size_t bytes;
-  if (!gelu::cpu::CheckedMul(n, size, &bytes)) return GELU_INVALID_ARGUMENT;
-  if (n == 0) return GELU_OK;
-  if (g == nullptr || a == nullptr || b == nullptr || ga == nullptr || gb == nullptr) return GELU_INVALID_ARGUMENT;
-  for (const void* in : {g, a, b}) {
-    if (PartialOverlap(in, ga, bytes) || PartialOverlap(in, gb, bytes)) return GELU_INVALID_ARGUMENT;
-  }
-  if (Overlap(ga, bytes, gb, bytes)) return GELU_INVALID_ARGUMENT;
+  if (!validate::ValidForm(approx)) return GELU_INVALID_ARGUMENT;
+  const auto v = validate::GegluBackward(gelu::cpu::ElementSize(io), 1, g, a, b, ga, gb, n);
+  if (v != validate::Verdict::kRun) return validate::Status(v);
   const double* ftab = ForwardTable(io, approx);
   const double* dtab = DerivativeTable(io, approx);
   gelu::parallel::ParallelFor(n, [&](size_t begin, size_t end) {
@@ -282,15 +255,11 @@ gelu_status GegluBackward(Io io, const void* g, const void* a, const void* b, vo
 }
 
 gelu_status GegluRowsForward(Io io, const void* x, void* y, size_t rows, size_t cols, gelu_approximate approx) {
-  if (!gelu::cpu::ValidApproximate(approx)) return GELU_INVALID_ARGUMENT;
+  if (!validate::ValidForm(approx)) return GELU_INVALID_ARGUMENT;
   const size_t size = gelu::cpu::ElementSize(io);
-  size_t n, bytes;
-  if (!gelu::cpu::CheckedMul(rows, cols, &n) || !gelu::cpu::CheckedMul(n, 2 * size, &bytes) || cols > SIZE_MAX / 2) {
-    return GELU_INVALID_ARGUMENT;
-  }
-  if (n == 0) return GELU_OK;
-  if (x == nullptr || y == nullptr) return GELU_INVALID_ARGUMENT;
-  if (Overlap(x, bytes, y, bytes / 2)) return GELU_INVALID_ARGUMENT;
+  const auto v = validate::GegluRowsForward(size, 1, x, y, rows, cols);
+  if (v != validate::Verdict::kRun) return validate::Status(v);
+  const size_t n = rows * cols;
   const auto* xb = Bytes(x);
   const double* ftab = ForwardTable(io, approx);
   gelu::parallel::ParallelFor(n, [&](size_t begin, size_t end) {
@@ -301,15 +270,11 @@ gelu_status GegluRowsForward(Io io, const void* x, void* y, size_t rows, size_t 
 
 gelu_status GegluRowsBackward(Io io, const void* g, const void* x, void* gx, size_t rows, size_t cols,
                               gelu_approximate approx) {
-  if (!gelu::cpu::ValidApproximate(approx)) return GELU_INVALID_ARGUMENT;
+  if (!validate::ValidForm(approx)) return GELU_INVALID_ARGUMENT;
   const size_t size = gelu::cpu::ElementSize(io);
-  size_t n, bytes;
-  if (!gelu::cpu::CheckedMul(rows, cols, &n) || !gelu::cpu::CheckedMul(n, 2 * size, &bytes) || cols > SIZE_MAX / 2) {
-    return GELU_INVALID_ARGUMENT;
-  }
-  if (n == 0) return GELU_OK;
-  if (g == nullptr || x == nullptr || gx == nullptr) return GELU_INVALID_ARGUMENT;
-  if (PartialOverlap(x, gx, bytes) || Overlap(g, bytes / 2, gx, bytes)) return GELU_INVALID_ARGUMENT;
+  const auto v = validate::GegluRowsBackward(size, 1, g, x, gx, rows, cols);
+  if (v != validate::Verdict::kRun) return validate::Status(v);
+  const size_t n = rows * cols;
   const auto* xb = Bytes(x);
   auto* gxb = Bytes(gx);
   const double* ftab = ForwardTable(io, approx);

@@ -4,6 +4,7 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "src/common/validate.h"
 #include "src/cpu/half_kernels.h"
 
 #undef HWY_TARGET_INCLUDE
@@ -180,12 +181,9 @@ void LookupForward(const uint16_t* table, const uint16_t* x, uint16_t* y, size_t
 }  // namespace
 
 gelu_status RunElementwise(Io io, int kind, bool backward, const void* g, const void* x, void* y, size_t n) {
-  if (n == 0) return GELU_OK;
   const size_t size = ElementSize(io);
-  size_t bytes;
-  if (!CheckedMul(n, size, &bytes)) return GELU_INVALID_ARGUMENT;
-  if (x == nullptr || y == nullptr || (backward && g == nullptr)) return GELU_INVALID_ARGUMENT;
-  if (PartialOverlap(x, y, bytes) || (backward && PartialOverlap(g, y, bytes))) return GELU_INVALID_ARGUMENT;
+  const auto v = validate::Elementwise(size, 1, backward, g, x, y, n);
+  if (v != validate::Verdict::kRun) return validate::Status(v);
   if (io != kIoF32) {
     const auto* gh = static_cast<const uint16_t*>(g);
     const auto* xh = static_cast<const uint16_t*>(x);
@@ -221,7 +219,7 @@ gelu_status RunElementwise(Io io, int kind, bool backward, const void* g, const 
 namespace {
 gelu_status Half(gelu::cpu::Io io, bool backward, const uint16_t* g, const uint16_t* x, uint16_t* y, size_t n,
                  gelu_approximate a) {
-  if (!gelu::cpu::ValidApproximate(a)) return GELU_INVALID_ARGUMENT;
+  if (!gelu::validate::ValidForm(a)) return GELU_INVALID_ARGUMENT;
   return gelu::cpu::RunElementwise(io, static_cast<int>(a), backward, g, x, y, n);
 }
 }  // namespace

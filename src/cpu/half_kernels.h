@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Internal entry points of the half-precision, fused and variant kernels (src/cpu/gelu_half.cc,
-// src/cpu/gelu_fused.cc) and the argument checks their C entry points share. Each kernel call is
-// single-threaded and dispatched (HWY_DYNAMIC_DISPATCH); the Run* functions validate and split over threads.
+// src/cpu/gelu_fused.cc). Each kernel call is single-threaded and dispatched (HWY_DYNAMIC_DISPATCH); the Run*
+// functions validate (src/common/validate.h) and split over threads.
 // Not installed; not part of the ABI.
 #ifndef GELU_SRC_CPU_HALF_KERNELS_H_
 #define GELU_SRC_CPU_HALF_KERNELS_H_
@@ -64,26 +64,8 @@ inline constexpr int kNumHalfTables = 3;
 const void* HalfTable(Io io, int kind, HalfTableKind which);
 
 // ---- Validated, threaded drivers (C API semantics: GELU_INVALID_ARGUMENT writes nothing).
-// Elementwise over n elements: null pointers with n > 0 or partial overlaps are invalid; `kind` is trusted.
+// Elementwise over n elements, checked by validate::Elementwise (src/common/validate.h); `kind` is trusted.
 gelu_status RunElementwise(Io io, int kind, bool backward, const void* g, const void* x, void* y, size_t n);
-
-// ---- Argument checks.
-inline bool ValidApproximate(gelu_approximate a) {
-  return a == GELU_APPROXIMATE_NONE || a == GELU_APPROXIMATE_TANH || a == GELU_APPROXIMATE_SIGMOID;
-}
-// True when the byte ranges [p, p + pn) and [q, q + qn) share memory (empty ranges share nothing).
-inline bool Overlap(const void* p, size_t pn, const void* q, size_t qn) {
-  if (pn == 0 || qn == 0) return false;
-  const auto a = reinterpret_cast<uintptr_t>(p), b = reinterpret_cast<uintptr_t>(q);
-  return a < b + qn && b < a + pn;
-}
-// True when an output [out, out + n) overlaps an input [in, in + n) without being exactly the same array
-// (exact aliasing is the supported in-place mode).
-inline bool PartialOverlap(const void* in, const void* out, size_t bytes) {
-  return in != out && Overlap(in, bytes, out, bytes);
-}
-// a * b without wrapping; false on overflow.
-inline bool CheckedMul(size_t a, size_t b, size_t* out) { return !__builtin_mul_overflow(a, b, out); }
 
 }  // namespace gelu::cpu
 

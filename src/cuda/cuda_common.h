@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Host-side helpers shared by the CUDA translation units (gelu.cu, gelu_fused.cu): the per-thread error text,
-// argument checks with the CPU library's rules, and the device's SM count. Internal; not installed.
+// the argument checks (src/common/validate.h, the CPU library's rules), and the device's SM count. Internal;
+// not installed.
 #ifndef GELU_SRC_CUDA_CUDA_COMMON_H_
 #define GELU_SRC_CUDA_CUDA_COMMON_H_
 
@@ -12,6 +13,7 @@
 #include <cstdio>
 
 #include "gelu/gelu_cuda.h"
+#include "src/common/validate.h"
 
 namespace gelu::cuda {
 
@@ -26,22 +28,8 @@ inline gelu_status CudaFailure(const char* call, cudaError_t err) {
   return GELU_CUDA_ERROR;
 }
 
-inline bool ValidApproximate(gelu_approximate a) {
-  return a == GELU_APPROXIMATE_NONE || a == GELU_APPROXIMATE_TANH || a == GELU_APPROXIMATE_SIGMOID;
-}
-// True when the byte ranges [p, p + pn) and [q, q + qn) share memory (empty ranges share nothing).
-inline bool Overlap(const void* p, size_t pn, const void* q, size_t qn) {
-  if (pn == 0 || qn == 0) return false;
-  const uintptr_t a = reinterpret_cast<uintptr_t>(p), b = reinterpret_cast<uintptr_t>(q);
-  return a < b ? b - a < pn : a - b < qn;
-}
-// True if [a, a + bytes) and [b, b + bytes) share a byte but a != b (exact aliasing is the in-place mode).
-inline bool PartialOverlap(const void* a, const void* b, size_t bytes) { return a != b && Overlap(a, bytes, b, bytes); }
-inline bool CheckedMul(size_t a, size_t b, size_t* out) { return !__builtin_mul_overflow(a, b, out); }
-template <class T>
-bool Aligned(const void* p) {
-  return reinterpret_cast<uintptr_t>(p) % alignof(T) == 0;
-}
+// The argument rules, shared with the CPU library.
+namespace validate = gelu::validate;
 
 // The current device and its multiprocessor count (cached per device).
 inline gelu_status CurrentDevice(int* device, int* sms) {

@@ -1,7 +1,6 @@
 # SPDX-License-Identifier: Apache-2.0
 # gelu_find_cuda_compiler(<out>): sets <out> TRUE if a working CUDA compiler exists (CMAKE_CUDA_COMPILER is then
-# cached), FALSE otherwise. Used by src/cuda/ (which builds gelu::gelu_cuda) and tests/cuda/ (configured first, so
-# it cannot wait for the target to exist); both get the same cached answer.
+# cached), FALSE otherwise. Used by src/cuda/CMakeLists.txt, which builds gelu::gelu_cuda where one is found.
 include(CheckLanguage)
 macro(gelu_find_cuda_compiler out)
   # nvcc is commonly installed in /usr/local/cuda/bin without being on PATH (as on the Debian build machines

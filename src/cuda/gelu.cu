@@ -241,19 +241,7 @@ template <int Form> using ForwardBf16Table = ForwardHalfTable<common::Bf16, Bf16
 template <int Form> using ForwardF16Table = ForwardHalfTable<common::F16, F16Range, Form>;
 
 // ---------------------------------------------------------------------------------------------------------
-// Host side: errors, argument checks, launch geometry.
-
-template <class T, int kInputs>
-bool ValidArguments(const T* const (&in)[kInputs], const T* out, size_t n) {
-  if (n > SIZE_MAX / sizeof(T)) return false;
-  const size_t bytes = n * sizeof(T);
-  if (out == nullptr || reinterpret_cast<uintptr_t>(out) % alignof(T) != 0) return false;
-  for (const T* p : in) {
-    if (p == nullptr || reinterpret_cast<uintptr_t>(p) % alignof(T) != 0) return false;
-    if (PartialOverlap(p, out, bytes)) return false;
-  }
-  return true;
-}
+// Host side: errors, launch geometry (argument checks: src/common/validate.h).
 
 // Blocks of GeluKernel<Op> that fit on the device at once (SMs x resident blocks per SM), cached per device.
 template <class Op>
@@ -426,12 +414,11 @@ struct NoTable {};
 // Validates, then picks the instantiation for `approximate` (and the table variant where one exists).
 template <template <int> class Op, template <int> class TableOp = NoTable, class T, int kInputs>
 gelu_status Run(const T* const (&in)[kInputs], T* out, size_t n, gelu_approximate approximate, void* stream) {
-  if (approximate != GELU_APPROXIMATE_NONE && approximate != GELU_APPROXIMATE_TANH &&
-      approximate != GELU_APPROXIMATE_SIGMOID) {
-    return GELU_INVALID_ARGUMENT;
-  }
-  if (n == 0) return GELU_OK;
-  if (!ValidArguments<T, kInputs>(in, out, n)) return GELU_INVALID_ARGUMENT;
+  static_assert(kInputs == 1 || kInputs == 2, "forward: {x}; backward: {grad_out, x}");
+  if (!validate::ValidForm(approximate)) return GELU_INVALID_ARGUMENT;
+  const auto v = validate::Elementwise(sizeof(T), alignof(T), kInputs == 2, kInputs == 2 ? in[0] : nullptr,
+                                       in[kInputs - 1], out, n);
+  if (v != validate::Verdict::kRun) return validate::Status(v);
   int device = 0;
   if (const cudaError_t err = cudaGetDevice(&device); err != cudaSuccess) return CudaFailure("cudaGetDevice", err);
   constexpr bool kHasTable = !std::is_same_v<TableOp<0>, NoTable<0>>;

@@ -146,13 +146,10 @@ template <class Format>
 gelu_status BiasForward(const void* x, const void* bias, void* y, size_t rows, size_t cols, gelu_approximate a,
                         void* stream) {
   using T = typename Storage<Format>::T;
-  if (!ValidApproximate(a)) return GELU_INVALID_ARGUMENT;
-  size_t n, bytes;
-  if (!CheckedMul(rows, cols, &n) || !CheckedMul(n, sizeof(T), &bytes)) return GELU_INVALID_ARGUMENT;
-  if (n == 0) return GELU_OK;
-  if (x == nullptr || bias == nullptr || y == nullptr) return GELU_INVALID_ARGUMENT;
-  if (!Aligned<T>(x) || !Aligned<T>(bias) || !Aligned<T>(y)) return GELU_INVALID_ARGUMENT;
-  if (PartialOverlap(x, y, bytes) || Overlap(bias, cols * sizeof(T), y, bytes)) return GELU_INVALID_ARGUMENT;
+  if (!validate::ValidForm(a)) return GELU_INVALID_ARGUMENT;
+  const auto v = validate::BiasForward(sizeof(T), alignof(T), x, bias, y, rows, cols);
+  if (v != validate::Verdict::kRun) return validate::Status(v);
+  const size_t n = rows * cols;
   unsigned blocks = 0;
   if (const gelu_status s = Blocks(n, &blocks); s != GELU_OK) return s;
   return WithForm(a, [&](auto form) {
@@ -166,21 +163,9 @@ template <class Format>
 gelu_status BiasBackward(const void* g, const void* x, const void* bias, void* gx, void* gbias, size_t rows,
                          size_t cols, gelu_approximate a, void* stream) {
   using T = typename Storage<Format>::T;
-  if (!ValidApproximate(a)) return GELU_INVALID_ARGUMENT;
-  size_t n, bytes;
-  if (!CheckedMul(rows, cols, &n) || !CheckedMul(n, sizeof(T), &bytes)) return GELU_INVALID_ARGUMENT;
-  if (cols == 0) return GELU_OK;
-  const size_t bias_bytes = cols * sizeof(T);
-  if (gbias == nullptr || !Aligned<T>(gbias)) return GELU_INVALID_ARGUMENT;
-  if (rows > 0 && (g == nullptr || x == nullptr || bias == nullptr || gx == nullptr)) return GELU_INVALID_ARGUMENT;
-  if (rows > 0 && (!Aligned<T>(g) || !Aligned<T>(x) || !Aligned<T>(bias) || !Aligned<T>(gx))) {
-    return GELU_INVALID_ARGUMENT;
-  }
-  if (PartialOverlap(g, gx, bytes) || PartialOverlap(x, gx, bytes) || Overlap(bias, bias_bytes, gx, bytes) ||
-      Overlap(gbias, bias_bytes, gx, bytes) || Overlap(gbias, bias_bytes, g, bytes) ||
-      Overlap(gbias, bias_bytes, x, bytes) || Overlap(gbias, bias_bytes, bias, rows > 0 ? bias_bytes : 0)) {
-    return GELU_INVALID_ARGUMENT;
-  }
+  if (!validate::ValidForm(a)) return GELU_INVALID_ARGUMENT;
+  const auto v = validate::BiasBackward(sizeof(T), alignof(T), g, x, bias, gx, gbias, rows, cols);
+  if (v != validate::Verdict::kRun) return validate::Status(v);
   int device = 0, sms = 0;
   if (const gelu_status s = CurrentDevice(&device, &sms); s != GELU_OK) return s;
   const auto st = static_cast<cudaStream_t>(stream);
@@ -248,13 +233,9 @@ gelu_status GegluBackwardStrided(const void* g, size_t ldg, const void* a, size_
 template <class Format>
 gelu_status GegluForward(const void* a, const void* b, void* y, size_t n, gelu_approximate approx, void* stream) {
   using T = typename Storage<Format>::T;
-  if (!ValidApproximate(approx)) return GELU_INVALID_ARGUMENT;
-  size_t bytes;
-  if (!CheckedMul(n, sizeof(T), &bytes)) return GELU_INVALID_ARGUMENT;
-  if (n == 0) return GELU_OK;
-  if (a == nullptr || b == nullptr || y == nullptr) return GELU_INVALID_ARGUMENT;
-  if (!Aligned<T>(a) || !Aligned<T>(b) || !Aligned<T>(y)) return GELU_INVALID_ARGUMENT;
-  if (PartialOverlap(a, y, bytes) || PartialOverlap(b, y, bytes)) return GELU_INVALID_ARGUMENT;
+  if (!validate::ValidForm(approx)) return GELU_INVALID_ARGUMENT;
+  const auto v = validate::GegluForward(sizeof(T), alignof(T), a, b, y, n);
+  if (v != validate::Verdict::kRun) return validate::Status(v);
   return GegluForwardStrided<Format>(a, 0, b, 0, y, 0, 1, n, approx, stream);
 }
 
@@ -262,18 +243,9 @@ template <class Format>
 gelu_status GegluBackward(const void* g, const void* a, const void* b, void* ga, void* gb, size_t n,
                           gelu_approximate approx, void* stream) {
   using T = typename Storage<Format>::T;
-  if (!ValidApproximate(approx)) return GELU_INVALID_ARGUMENT;
-  size_t bytes;
-  if (!CheckedMul(n, sizeof(T), &bytes)) return GELU_INVALID_ARGUMENT;
-  if (n == 0) return GELU_OK;
-  if (g == nullptr || a == nullptr || b == nullptr || ga == nullptr || gb == nullptr) return GELU_INVALID_ARGUMENT;
-  for (const void* p : {g, a, b, static_cast<const void*>(ga), static_cast<const void*>(gb)}) {
-    if (!Aligned<T>(p)) return GELU_INVALID_ARGUMENT;
-  }
-  for (const void* in : {g, a, b}) {
-    if (PartialOverlap(in, ga, bytes) || PartialOverlap(in, gb, bytes)) return GELU_INVALID_ARGUMENT;
-  }
-  if (Overlap(ga, bytes, gb, bytes)) return GELU_INVALID_ARGUMENT;
+  if (!validate::ValidForm(approx)) return GELU_INVALID_ARGUMENT;
+  const auto v = validate::GegluBackward(sizeof(T), alignof(T), g, a, b, ga, gb, n);
+  if (v != validate::Verdict::kRun) return validate::Status(v);
   return GegluBackwardStrided<Format>(g, 0, a, 0, b, 0, ga, 0, gb, 0, 1, n, approx, stream);
 }
 
@@ -281,14 +253,9 @@ template <class Format>
 gelu_status GegluRowsForward(const void* x, void* y, size_t rows, size_t cols, gelu_approximate approx,
                              void* stream) {
   using T = typename Storage<Format>::T;
-  if (!ValidApproximate(approx)) return GELU_INVALID_ARGUMENT;
-  size_t n, bytes;
-  if (!CheckedMul(rows, cols, &n) || !CheckedMul(n, 2 * sizeof(T), &bytes) || cols > SIZE_MAX / 2) {
-    return GELU_INVALID_ARGUMENT;
-  }
-  if (n == 0) return GELU_OK;
-  if (x == nullptr || y == nullptr || !Aligned<T>(x) || !Aligned<T>(y)) return GELU_INVALID_ARGUMENT;
-  if (Overlap(x, bytes, y, bytes / 2)) return GELU_INVALID_ARGUMENT;
+  if (!validate::ValidForm(approx)) return GELU_INVALID_ARGUMENT;
+  const auto v = validate::GegluRowsForward(sizeof(T), alignof(T), x, y, rows, cols);
+  if (v != validate::Verdict::kRun) return validate::Status(v);
   const T* xt = static_cast<const T*>(x);
   return GegluForwardStrided<Format>(xt, 2 * cols, xt + cols, 2 * cols, y, cols, rows, cols, approx, stream);
 }
@@ -297,15 +264,9 @@ template <class Format>
 gelu_status GegluRowsBackward(const void* g, const void* x, void* gx, size_t rows, size_t cols,
                               gelu_approximate approx, void* stream) {
   using T = typename Storage<Format>::T;
-  if (!ValidApproximate(approx)) return GELU_INVALID_ARGUMENT;
-  size_t n, bytes;
-  if (!CheckedMul(rows, cols, &n) || !CheckedMul(n, 2 * sizeof(T), &bytes) || cols > SIZE_MAX / 2) {
-    return GELU_INVALID_ARGUMENT;
-  }
-  if (n == 0) return GELU_OK;
-  if (g == nullptr || x == nullptr || gx == nullptr) return GELU_INVALID_ARGUMENT;
-  if (!Aligned<T>(g) || !Aligned<T>(x) || !Aligned<T>(gx)) return GELU_INVALID_ARGUMENT;
-  if (PartialOverlap(x, gx, bytes) || Overlap(g, bytes / 2, gx, bytes)) return GELU_INVALID_ARGUMENT;
+  if (!validate::ValidForm(approx)) return GELU_INVALID_ARGUMENT;
+  const auto v = validate::GegluRowsBackward(sizeof(T), alignof(T), g, x, gx, rows, cols);
+  if (v != validate::Verdict::kRun) return validate::Status(v);
   const T* xt = static_cast<const T*>(x);
   T* gt = static_cast<T*>(gx);
   return GegluBackwardStrided<Format>(g, cols, xt, 2 * cols, xt + cols, 2 * cols, gt, 2 * cols, gt + cols, 2 * cols,

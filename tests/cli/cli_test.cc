@@ -387,6 +387,12 @@ TEST_F(Cli, ApplyBadInputsLeaveOutputUntouched) {
   check({"apply", dir_.string(), out}, "is a directory");
   write("text.npy", "x,y\n1,2\n");
   check({"apply", P("text.npy"), out}, "not a .npy file");
+  // Refused from their first bytes: an endless stream, and a 64 GiB (sparse) file that is not .npy.
+  check({"apply", "/dev/zero", out}, "gelu apply: '/dev/zero': not a .npy file");
+  write("huge.csv", "x,y\n1,2\n");
+  fs::resize_file(P("huge.csv"), uint64_t{64} << 30);
+  check({"apply", P("huge.csv"), out}, "not a .npy file");
+  fs::remove(P("huge.csv"));
   const std::vector<std::byte> good = gelu::npy::Serialize(MakeArray(DType::f32, {4}, 6));
   const std::string g(reinterpret_cast<const char*>(good.data()), good.size());
   write("trunc_header.npy", g.substr(0, 50));

@@ -13,7 +13,10 @@
 #include <filesystem>
 #include <fstream>
 #include <limits>
+#include <optional>
 #include <string>
+#include <thread>
+#include <utility>
 #include <vector>
 
 namespace gelu::npy {
@@ -369,6 +372,66 @@ TEST_F(NpyFiles, ReadErrorsNameThePath) {
   } catch (const Error& e) {
     EXPECT_NE(std::string(e.what()).find("text.npy': not a .npy file"), std::string::npos) << e.what();
   }
+}
+
+// Read checks the preamble and header before it reads the data, and then reads only the bytes the header
+// declares: an endless or huge input that is not .npy, or whose header lies, is refused at once, without memory.
+TEST_F(NpyFiles, EndlessOrHugeInputsAreRefusedBeforeTheirData) {
+  const auto expect_error = [](const fs::path& p, const std::string& needle) {
+    try {
+      Read(p);
+      ADD_FAILURE() << "read " << p;
+    } catch (const Error& e) {
+      EXPECT_NE(std::string(e.what()).find(needle), std::string::npos) << e.what();
+    }
+  };
+  expect_error("/dev/zero", "'/dev/zero': not a .npy file");
+  // 64 GiB, sparse: reading it whole would exhaust the memory of any test machine.
+  const auto sparse = [&](const std::string& name, const std::string& start) {
+    const fs::path p = dir_ / name;
+    std::ofstream(p, std::ios::binary) << start;
+    fs::resize_file(p, uint64_t{64} << 30);
+    return p;
+  };
+  expect_error(sparse("huge.csv", "x,y\n1,2\n"), "not a .npy file");
+  const std::string good = MakeNpy(1, F4Header("(4,)"), Raw(std::vector<float>{1, 2, 3, 4}));
+  expect_error(sparse("huge_lying.npy", good),
+               "header lies about the size: shape (4,) of float32 needs 16 bytes but 68719476608 follow the header");
+}
+
+// A pipe has no size: Read grows its buffer with the bytes that arrive and still checks the count exactly.
+TEST_F(NpyFiles, ReadsFromAPipe) {
+  const auto through_pipe = [&](const std::string& bytes) {
+    int fds[2];
+    EXPECT_EQ(::pipe(fds), 0);
+    std::thread writer([&] {
+      size_t done = 0;
+      while (done < bytes.size()) {
+        const ssize_t w = ::write(fds[1], bytes.data() + done, bytes.size() - done);
+        if (w <= 0) break;
+        done += static_cast<size_t>(w);
+      }
+      ::close(fds[1]);
+    });
+    std::optional<Array> a;
+    std::string error;
+    try {
+      a = Read("/proc/self/fd/" + std::to_string(fds[0]));
+    } catch (const Error& e) {
+      error = e.what();
+    }
+    ::close(fds[0]);  // unblocks a writer whose extra bytes were not read
+    writer.join();
+    return std::pair{a, error};
+  };
+  std::vector<double> v(100'000);  // 800 KB: several buffer growths
+  for (size_t i = 0; i < v.size(); ++i) v[i] = static_cast<double>(i) - 0.5;
+  const std::string file = MakeNpy(1, "{'descr': '<f8', 'fortran_order': False, 'shape': (100000,), }", Raw(v));
+  const auto [a, error] = through_pipe(file);
+  ASSERT_TRUE(a.has_value()) << error;
+  EXPECT_EQ(a->f64, v);
+  EXPECT_NE(through_pipe(file.substr(0, file.size() - 1)).second.find("truncated data"), std::string::npos);
+  EXPECT_NE(through_pipe(file + "x").second.find("needs 800000 bytes but at least 800001 follow"), std::string::npos);
 }
 
 TEST_F(NpyFiles, WriteFailuresLeaveNothingBehind) {

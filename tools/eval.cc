@@ -1,12 +1,14 @@
 // SPDX-License-Identifier: Apache-2.0
-// `gelu eval` (numbers from the command line or stdin) and `gelu apply` (.npy in, .npy out).
+// `gelu eval`: f(x) (and f'(x)) for numbers from the command line or stdin.
+#include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
 #include <charconv>
-#include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <iostream>
+#include <memory>
 #include <span>
 #include <string>
 #include <string_view>
@@ -14,7 +16,6 @@
 
 #include "gelu/gelu.hpp"
 #include "tools/commands.h"
-#include "tools/npy.h"
 
 namespace gelu::cli {
 namespace {
@@ -153,70 +154,54 @@ int RunEval(const EvalOptions& o) {
 
 namespace {
 
-template <class T>
-void Compute(std::vector<T>& x, const std::vector<T>* grad, Approximation form) {
-  if (grad == nullptr) {
-    gelu::forward(std::span<const T>(x), std::span<T>(x), form);  // in place
-  } else {
-    gelu::backward(std::span<const T>(*grad), std::span<const T>(x), std::span<T>(x), form);  // grad_in aliases x
-  }
-}
+constexpr char kNegativeTag = '\x01';  // see TagNegativeNumbersAfterEval
 
-// float16 through the C API, which takes the bit patterns as uint16_t (npy::Array stores them so, and the .npy
-// reader does not depend on the library's headers).
-void ComputeF16(std::vector<uint16_t>& x, const std::vector<uint16_t>* grad, Approximation form) {
-  const auto a = static_cast<gelu_approximate>(form);
-  const gelu_status s = grad == nullptr ? gelu_forward_f16(x.data(), x.data(), x.size(), a)
-                                        : gelu_backward_f16(grad->data(), x.data(), x.data(), x.size(), a);
-  if (s != GELU_OK) throw Failure(std::string("gelu_") + (grad ? "backward" : "forward") + "_f16: " + gelu_status_string(s));
+bool LooksNegativeNumber(const char* s) {
+  if (s[0] != '-' || s[1] == '\0' || s[1] == '-') return false;
+  char* end = nullptr;
+  std::strtod(s, &end);
+  if (*end == '\0') return true;
+  const std::string t(s + 1);  // -inf, -nan, -infinity
+  return t == "inf" || t == "nan" || t == "infinity" || t == "INF" || t == "NAN" || t == "Inf" || t == "NaN";
 }
 
 }  // namespace
 
-int RunApply(const ApplyOptions& o) {
-  const std::vector<Approximation> forms = ParseForms(o.approximate);
-  if (forms.size() != 1) throw Failure("--approximate must be none, tanh or sigmoid");
-  if (o.threads < 0) throw Failure("--threads must be >= 0 (0: all hardware threads)");
-  gelu::set_num_threads(o.threads);
-  const auto t0 = std::chrono::steady_clock::now();
-  npy::Array x = npy::Read(o.in);
-  std::optional<npy::Array> grad;
-  if (o.backward) {
-    grad = npy::Read(*o.backward);
-    if (grad->dtype != x.dtype) {
-      throw Failure(fmt::format("GRAD '{}' is {} but IN '{}' is {}; they must have the same dtype",
-                                *o.backward, npy::to_string(grad->dtype), o.in, npy::to_string(x.dtype)));
+void TagNegativeNumbersAfterEval(std::vector<std::string>& args) {
+  bool in_eval = false, after_dashes = false;
+  for (size_t i = 1; i < args.size(); ++i) {
+    if (!in_eval) {
+      in_eval = args[i] == "eval";
+      continue;
     }
-    if (grad->shape != x.shape) {
-      throw Failure(fmt::format("GRAD '{}' has shape {} but IN '{}' has shape {}", *o.backward,
-                                npy::ShapeString(grad->shape), o.in, npy::ShapeString(x.shape)));
-    }
-    // Both orders hold the same elements in different sequences; pairing them needs a transpose, which a
-    // pure elementwise tool should not guess at. Order only matters when two or more dimensions exceed 1.
-    size_t big_dims = 0;
-    for (uint64_t d : x.shape) big_dims += d > 1;
-    if (grad->fortran_order != x.fortran_order && big_dims > 1) {
-      throw Failure(fmt::format("GRAD '{}' is in {} order but IN '{}' is in {} order; save both the same way "
-                                "(e.g. numpy.ascontiguousarray)",
-                                *o.backward, grad->fortran_order ? "Fortran" : "C", o.in,
-                                x.fortran_order ? "Fortran" : "C"));
-    }
+    if (args[i] == "--") after_dashes = true;
+    if (!after_dashes && LooksNegativeNumber(args[i].c_str())) args[i].insert(0, 1, kNegativeTag);
   }
-  switch (x.dtype) {
-    case npy::DType::f32: Compute(x.f32, grad ? &grad->f32 : nullptr, forms[0]); break;
-    case npy::DType::f64: Compute(x.f64, grad ? &grad->f64 : nullptr, forms[0]); break;
-    case npy::DType::f16: ComputeF16(x.f16, grad ? &grad->f16 : nullptr, forms[0]); break;
-  }
-  npy::Write(o.out, x);
-  if (o.verbose) {
-    const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    std::fprintf(stderr, "%s", fmt::format("gelu apply: wrote '{}': {} {} {}, {} elements, {} {} ({})\n", o.out,
-                                           npy::to_string(x.dtype), npy::ShapeString(x.shape),
-                                           x.fortran_order ? "Fortran order" : "C order", x.size(),
-                                           o.backward ? "backward" : "forward", to_string(forms[0]), Duration(s))
-                                   .c_str());
-  }
-  return 0;
+}
+
+Command AddEvalCommand(CLI::App& app) {
+  auto o = std::make_shared<EvalOptions>();
+  auto format = std::make_shared<std::string>("table");
+  auto* sub = app.add_subcommand("eval", "Print f(x) (and f'(x) with --grad) for numbers given as arguments, or read "
+                                         "whitespace-separated from stdin when none are given");
+  sub->add_option("--approximate,-a", o->approximate, "Form: none (exact), tanh, sigmoid or all")
+      ->check(CLI::IsMember(FormChoices(/*with_all=*/true)))
+      ->capture_default_str();
+  sub->add_flag("--grad,-g", o->grad, "Also print the derivative f'(x)");
+  sub->add_option("--dtype", o->dtype, "Compute in float32 or float64")
+      ->check(CLI::IsMember({"float32", "float64"}))
+      ->capture_default_str();
+  sub->add_option("--format", *format, "Output: table, csv or json")
+      ->check(CLI::IsMember(FormatChoices()))
+      ->capture_default_str();
+  sub->add_option("X", o->values, "Numbers: decimal, 1e-3, 0x1.8p+1, inf, nan (negative ones need no `--`)");
+  return {sub, [o, format] {
+            for (std::string& v : o->values) {
+              if (!v.empty() && v[0] == kNegativeTag) v.erase(0, 1);
+            }
+            o->format = ParseFormat(*format);
+            return RunEval(*o);
+          }};
 }
 
 }  // namespace gelu::cli

@@ -3,7 +3,7 @@
 // unfused sequence of passes they replace. Not a test: a measurement program whose output docs/VARIANTS.md
 // quotes. Each figure is the best of `reps` timed runs (std::chrono::steady_clock) after one warm-up run.
 //
-//   build-half/tests/half/half_rates [reps]
+//   build/bench/half_rates [reps]
 #include <algorithm>
 #include <chrono>
 #include <cmath>
