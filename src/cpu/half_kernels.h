@@ -36,7 +36,7 @@ inline constexpr double kGelu10Max = 10.0;
 enum Io : int { kIoF32 = 0, kIoBf16 = 1, kIoF16 = 2 };
 inline constexpr size_t ElementSize(Io io) { return io == kIoF32 ? 4 : 2; }
 
-// ---- Kernels (one thread, dispatched). `kind` is a cpu::Kind (above): the three forms,
+// ---- Kernels (one thread, dispatched). `kind` is a common::Form (above): the three forms,
 // gelu_fast, gelu_10. Pointers are to elements of the storage type.
 // y = f(x) (backward false) or y = g * f'(x); in place allowed.
 void Elementwise(Io io, int kind, bool backward, const void* g, const void* x, void* y, size_t n);
