@@ -42,6 +42,9 @@
 #include "gelu/gelu.h"
 #include "hwy/aligned_allocator.h"
 #include "hwy/targets.h"
+#include "src/common/functions.h"
+#include "src/parallel/parallel.h"
+#include "src/reference/naive.h"
 
 #if GELU_BENCH_ONEDNN
 #include "oneapi/dnnl/dnnl.hpp"
@@ -59,14 +62,7 @@ enum class Op { kForward, kBackward };
 const char* DistName(Dist d) { return d == Dist::kNormal ? "normal" : "uniform"; }
 const char* ThreadsName(Threads t) { return t == Threads::kOne ? "t1" : "tall"; }
 const char* OpName(Op op) { return op == Op::kForward ? "fwd" : "bwd"; }
-const char* FormName(gelu_approximate a) {
-  switch (a) {
-    case GELU_APPROXIMATE_NONE: return "none";
-    case GELU_APPROXIMATE_TANH: return "tanh";
-    case GELU_APPROXIMATE_SIGMOID: return "sigmoid";
-  }
-  return "?";
-}
+const char* FormName(gelu_approximate a) { return gelu::common::kFormNames[a]; }
 template <typename T>
 const char* TypeName() {
   return sizeof(T) == 4 ? "f32" : "f64";
@@ -170,24 +166,10 @@ void SetCounters(benchmark::State& state, size_t n, size_t bytes_per_iteration) 
       benchmark::Counter(iters * static_cast<double>(bytes_per_iteration), benchmark::Counter::kIsRate);
 }
 
-// Splits [0, n) over `threads` threads exactly as the library's ParallelFor (src/parallel/parallel.cc) does:
-// below 64 Ki elements on the calling thread; otherwise one contiguous block per thread, block boundaries on
-// 64 elements, OpenMP static schedule. The threaded copy and naive loops use it, so they split as the library.
+// The threaded copy and naive loops split [0, n) exactly as the library does (src/parallel/parallel.h).
 template <typename F>
 void ParallelBlocks(size_t n, int threads, const F& fn) {
-  constexpr size_t kMinParallelElements = size_t{1} << 16, kAlign = 64;
-  if (threads <= 1 || n < kMinParallelElements) {
-    fn(size_t{0}, n);
-    return;
-  }
-  const size_t parts = std::min<size_t>(static_cast<size_t>(threads), (n + kAlign - 1) / kAlign);
-  const size_t block = ((n + parts - 1) / parts + kAlign - 1) / kAlign * kAlign;
-#pragma omp parallel for num_threads(static_cast<int>(parts)) schedule(static, 1)
-  for (long p = 0; p < static_cast<long>(parts); ++p) {
-    const size_t begin = static_cast<size_t>(p) * block;
-    const size_t end = std::min(n, begin + block);
-    if (begin < end) fn(begin, end);
-  }
+  gelu::parallel::ParallelForThreads(n, threads, fn);
 }
 
 // ---------------------------------------------------------------------------------------------- this library
@@ -289,18 +271,12 @@ void BM_Copy(benchmark::State& state, Threads threads, size_t n) {
   SetCounters(state, n, 2 * n * sizeof(T));
 }
 
-// The textbook formula a user writes first: scalar libm, 1+erf (which loses the negative tail). Its backward
-// twin is Phi(x) + x*phi(x) written the same way.
-inline float NaiveF(float x) { return 0.5f * x * (1.0f + std::erf(x * static_cast<float>(M_SQRT1_2))); }
-inline double NaiveF(double x) { return 0.5 * x * (1.0 + std::erf(x * M_SQRT1_2)); }
-inline float NaiveD(float x) {
-  constexpr float kInvSqrt2Pi = 0.3989422804014327f;
-  return 0.5f * (1.0f + std::erf(x * static_cast<float>(M_SQRT1_2))) + x * kInvSqrt2Pi * std::exp(-0.5f * x * x);
-}
-inline double NaiveD(double x) {
-  constexpr double kInvSqrt2Pi = 0.3989422804014327;
-  return 0.5 * (1.0 + std::erf(x * M_SQRT1_2)) + x * kInvSqrt2Pi * std::exp(-0.5 * x * x);
-}
+// The textbook formula a user writes first: scalar libm, 1+erf (which loses the negative tail), and its backward
+// twin Phi(x) + x*phi(x) written the same way (src/reference/naive.h).
+template <typename T>
+T NaiveF(T x) { return gelu::reference::NaiveForward(x, gelu::common::kNone); }
+template <typename T>
+T NaiveD(T x) { return gelu::reference::NaiveDerivative(x, gelu::common::kNone); }
 
 template <typename T>
 void BM_Naive(benchmark::State& state, Op op, Dist dist, Threads threads, size_t n) {
@@ -387,7 +363,6 @@ void Finish(benchmark::internal::Benchmark* b, Threads threads) {
 
 template <typename T>
 void RegisterType() {
-  constexpr gelu_approximate kForms[] = {GELU_APPROXIMATE_NONE, GELU_APPROXIMATE_TANH, GELU_APPROXIMATE_SIGMOID};
   // Grouped by (threads, size) so that each function runs right beside its copy floor and its peers.
   for (const Threads threads : {Threads::kOne, Threads::kAll}) {
     for (const size_t n : kSizes) {
@@ -396,7 +371,9 @@ void RegisterType() {
              threads);
       for (const Dist dist : {Dist::kNormal, Dist::kUniform}) {
         for (const Op op : {Op::kForward, Op::kBackward}) {
-          for (const gelu_approximate form : kForms) {
+          for (const gelu::common::Function& fn : gelu::common::kFunctions) {  // src/common/functions.h
+            if (!gelu::common::IsApproximateForm(fn.form) || fn.backward() != (op == Op::kBackward)) continue;
+            const auto form = static_cast<gelu_approximate>(fn.form);
             Finish(benchmark::RegisterBenchmark(
                        Name("gelu", OpName(op), TypeName<T>(), FormName(form), DistName(dist), threads, n).c_str(),
                        [=](benchmark::State& s) { BM_Gelu<T>(s, Ours(), op, form, dist, threads, n); }),

@@ -2,11 +2,9 @@
 // `gelu accuracy`: max ULP error of every float32 function against the double-precision reference
 // (src/reference/reference.h), where it occurs, and the same for the textbook float formulas beside ours.
 //
-// Claims checked (include/gelu/gelu.h): forward none <= 1 ULP; forward tanh, sigmoid <= 2 ULP of their own
-// formula; backward (grad_out = 1) <= 2 ULP, except near the root of f' (x ~ -0.7518, where relative error is
-// meaningless): for x in [-1, -0.5] with |f'(x)| < 2^-8 the absolute error must be <= 2^-24 instead.
-// The interval [-1, -0.5] isolates the root: elsewhere |f'| < 2^-8 only in the far negative tail (x < -3.4),
-// where f' is tiny but its relative accuracy is part of the claim.
+// Claims checked: the float32 rows of src/common/functions.h (forward none <= 1 ULP; forward tanh, sigmoid <= 2 ULP
+// of their own formula; backward (grad_out = 1) <= 2 ULP, except in the near-root window of f', -2 < x < 0 with
+// |f'(x)| < 2^-8, where the absolute error must be <= 2^-24), in the metric of src/reference/ulp.h.
 //
 // The reference is accurate to ~2^-40 relative (its header states and tests/reference_test.cc checks it), so
 // the measured ULP values are exact to about 2^-16 ULP.
@@ -29,45 +27,23 @@
 #include <vector>
 
 #include "gelu/gelu.hpp"
+#include "src/reference/naive.h"
 #include "src/reference/reference.h"
 #include "tools/commands.h"
 
 namespace gelu::cli {
 namespace {
 
-constexpr double kRootLo = -1.0, kRootHi = -0.5;
-constexpr double kRootAbsThreshold = 0x1p-8;  // |f'| below this near the root: absolute criterion
-constexpr double kRootAbsBound = 0x1p-24;
-
 reference::Form RefForm(Approximation a) { return static_cast<reference::Form>(static_cast<int>(a)); }
 
 struct Function {
   bool backward;
   Approximation form;
+  const common::Function* row;  // src/common/functions.h: name and bounds
 };
 
-void Add(Worst& w, float x, float y, double r, bool backward) {
-  ++w.count;
-  const double e = UlpError(y, r);
-  if (std::isnan(e)) {
-    if (w.nan_mismatch++ == 0) w.nan_x = x;
-    return;
-  }
-  if (backward && x >= kRootLo && x <= kRootHi && std::fabs(r) < kRootAbsThreshold) {
-    const double a = std::fabs(static_cast<double>(y) - r);
-    if (a > w.abs_near_root) {
-      w.abs_near_root = a;
-      w.abs_x = x;
-    }
-    return;
-  }
-  if (e > w.ulp) {
-    w.ulp = e;
-    w.ulp_x = x;
-    w.ulp_y = y;
-    w.ulp_ref = r;
-  }
-}
+// The near-root error as an absolute value (the tracker keeps it in units of 2^-24).
+double NearRootAbs(const Worst& w) { return w.abs24 * 0x1p-24; }
 
 // Per-thread state: for each function, the Worst of ours and of the naive formula.
 struct Tally {
@@ -89,9 +65,9 @@ void CheckChunk(std::span<const float> x, const std::vector<Function>& fns, Tall
     for (size_t i = 0; i < x.size(); ++i) {
       const double xd = x[i];
       const double r = fn.backward ? reference::Derivative(xd, RefForm(fn.form)) : reference::Forward(xd, RefForm(fn.form));
-      Add(t.ours[f], x[i], y[i], r, fn.backward);
+      t.ours[f].Add(x[i], y[i], r, fn.backward);
       const float naive = fn.backward ? NaiveDerivativeF32(x[i], fn.form) : NaiveForwardF32(x[i], fn.form);
-      Add(t.naive[f], x[i], naive, r, fn.backward);
+      t.naive[f].Add(x[i], naive, r, fn.backward);
     }
   }
 }
@@ -132,67 +108,11 @@ std::string Bar(double frac, int width) {
 
 }  // namespace
 
-// The textbook formulas as people write them in float, shown beside ours. No care for cancellation: the
-// exact form's 1 + erf(x/sqrt 2) loses every digit below x ~ -4 and returns 0 below x ~ -5.5, where GELU is
-// still a normal float down to x ~ -13.1.
-float NaiveForwardF32(float x, Approximation a) {
-  switch (a) {
-    case Approximation::none: return 0.5f * x * (1.0f + std::erf(x * static_cast<float>(M_SQRT1_2)));
-    case Approximation::tanh:
-      return 0.5f * x * (1.0f + std::tanh(0.7978845608f * (x + 0.044715f * x * x * x)));
-    case Approximation::sigmoid: return x / (1.0f + std::exp(-1.702f * x));
-  }
-  return NAN;
-}
-float NaiveDerivativeF32(float x, Approximation a) {
-  switch (a) {
-    case Approximation::none:
-      return 0.5f * (1.0f + std::erf(x * static_cast<float>(M_SQRT1_2))) +
-             x * 0.3989422804f * std::exp(-0.5f * x * x);
-    case Approximation::tanh: {
-      const float t = std::tanh(0.7978845608f * (x + 0.044715f * x * x * x));
-      return 0.5f * (1.0f + t) + 0.5f * x * (1.0f - t * t) * 0.7978845608f * (1.0f + 3.0f * 0.044715f * x * x);
-    }
-    case Approximation::sigmoid: {
-      const float s = 1.0f / (1.0f + std::exp(-1.702f * x));
-      return s + 1.702f * x * s * (1.0f - s);
-    }
-  }
-  return NAN;
-}
+// The textbook formulas (src/reference/naive.h), in float.
+float NaiveForwardF32(float x, Approximation a) { return reference::NaiveForward(x, RefForm(a)); }
+float NaiveDerivativeF32(float x, Approximation a) { return reference::NaiveDerivative(x, RefForm(a)); }
 
-double UlpError(float y, double r) {
-  const bool yn = std::isnan(y), rn = std::isnan(r);
-  if (yn || rn) return yn && rn ? 0.0 : NAN;
-  if (std::isinf(r) || std::isinf(y)) return static_cast<double>(y) == r ? 0.0 : INFINITY;
-  double ulp = 0x1p-149;
-  if (r != 0) {
-    int e = 0;
-    std::frexp(r, &e);  // |r| in [2^(e-1), 2^e): a float there has ulp 2^(e-24), floored at 2^-149
-    ulp = std::ldexp(1.0, std::max(e, -125) - 24);
-  }
-  return std::fabs(static_cast<double>(y) - r) / ulp;
-}
-
-void Worst::Merge(const Worst& o) {
-  if (o.ulp > ulp) {
-    ulp = o.ulp;
-    ulp_x = o.ulp_x;
-    ulp_y = o.ulp_y;
-    ulp_ref = o.ulp_ref;
-  }
-  if (o.abs_near_root > abs_near_root) {
-    abs_near_root = o.abs_near_root;
-    abs_x = o.abs_x;
-  }
-  if (nan_mismatch == 0 && o.nan_mismatch > 0) nan_x = o.nan_x;
-  nan_mismatch += o.nan_mismatch;
-  count += o.count;
-}
-
-bool AccuracyRow::pass() const {
-  return worst.nan_mismatch == 0 && worst.ulp <= ulp_bound && (!backward || worst.abs_near_root <= abs_bound);
-}
+bool AccuracyRow::pass() const { return worst.Within(*function); }
 
 bool AccuracyResult::all_pass() const {
   for (const AccuracyRow& r : rows) {
@@ -203,9 +123,13 @@ bool AccuracyResult::all_pass() const {
 
 AccuracyResult ComputeAccuracy(const AccuracyOptions& o) {
   const auto t0 = std::chrono::steady_clock::now();
+  // The table's float32 functions of the chosen forms, in table order (forward, then backward).
   std::vector<Function> fns;
-  for (bool backward : {false, true}) {
-    for (Approximation a : ParseForms(o.approximate)) fns.push_back({backward, a});
+  const std::vector<Approximation> forms = ParseForms(o.approximate);
+  for (const common::Function& row : common::kFunctions) {
+    if (!row.Has(common::kF32) || !common::IsApproximateForm(row.form)) continue;
+    const auto a = static_cast<Approximation>(static_cast<int>(row.form));
+    if (std::find(forms.begin(), forms.end(), a) != forms.end()) fns.push_back({row.backward(), a, &row});
   }
   int threads = o.threads > 0 ? o.threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   // Chunks stay below the library's parallel threshold (2^16 elements), so each worker's calls run on that
@@ -289,8 +213,7 @@ AccuracyResult ComputeAccuracy(const AccuracyOptions& o) {
       row.backward = fns[f].backward;
       row.form = fns[f].form;
       row.naive = naive;
-      row.ulp_bound = fns[f].backward ? 2.0 : fns[f].form == Approximation::none ? 1.0 : 2.0;
-      row.abs_bound = fns[f].backward ? kRootAbsBound : 0.0;
+      row.function = fns[f].row;
       for (const Tally& t : tallies) {
         if (!t.ours.empty()) row.worst.Merge(naive ? t.naive[f] : t.ours[f]);
       }
@@ -314,10 +237,10 @@ std::string FormatAccuracy(const AccuracyResult& r, Format f) {
     for (const AccuracyRow& row : r.rows) {
       const Worst& w = row.worst;
       out += fmt::format("{},{},{},{},{:a},{:a},{:a},{},{},{},{},{},{}\n", name(row), impl(row), w.count, w.ulp,
-                         w.ulp_x, w.ulp_y, w.ulp_ref, row.naive ? "" : fmt::format("{}", row.ulp_bound),
-                         row.backward ? fmt::format("{:.3g}", w.abs_near_root) : "",
+                         w.x, w.y, w.r, row.naive ? "" : fmt::format("{}", row.function->f32_ulp),
+                         row.backward ? fmt::format("{:.3g}", NearRootAbs(w)) : "",
                          row.backward ? fmt::format("{:a}", w.abs_x) : "",
-                         row.backward && !row.naive ? fmt::format("{:a}", row.abs_bound) : "", w.nan_mismatch,
+                         row.backward && !row.naive ? fmt::format("{:a}", row.function->f32_abs) : "", w.nan_mismatches,
                          verdict(row));
     }
     return out;
@@ -333,9 +256,9 @@ std::string FormatAccuracy(const AccuracyResult& r, Format f) {
           "{}\n    {{\"function\": \"{}\", \"implementation\": \"{}\", \"max_ulp\": {}, \"x\": {}, \"y\": {}, "
           "\"reference\": {}, \"ulp_bound\": {}, \"near_root_max_abs\": {}, \"nan_mismatches\": {}, "
           "\"verdict\": \"{}\"}}",
-          i ? "," : "", name(row), impl(row), JsonNumber(w.ulp), JsonNumber(w.ulp_x), JsonNumber(w.ulp_y),
-          JsonNumber(w.ulp_ref), row.naive ? "null" : JsonNumber(row.ulp_bound),
-          row.backward ? JsonNumber(w.abs_near_root) : "null", w.nan_mismatch, verdict(row));
+          i ? "," : "", name(row), impl(row), JsonNumber(w.ulp), JsonNumber(w.x), JsonNumber(w.y),
+          JsonNumber(w.r), row.naive ? "null" : JsonNumber(row.function->f32_ulp),
+          row.backward ? JsonNumber(NearRootAbs(w)) : "null", w.nan_mismatches, verdict(row));
     }
     out += "\n  ]\n}\n";
     return out;
@@ -343,18 +266,19 @@ std::string FormatAccuracy(const AccuracyResult& r, Format f) {
   out += fmt::format("Accuracy of float32 GELU against the double-precision reference ({})\n", r.description);
   out += "Metric: |y - ref| / ulp(ref), ulp(ref) = 2^(max(e,-125)-24) (frexp exponent e), 2^-149 at 0; NaN "
          "must give NaN.\n";
-  out += "Backward is grad_in for grad_out = 1. Near the root of f' (x in [-1, -0.5], |f'| < 2^-8) the claim is "
-         "absolute error <= 2^-24.\n";
+  out += fmt::format("Backward is grad_in for grad_out = 1. Near the root of f' (x in ({:g}, {:g}), |f'| < 2^{:g}) "
+                     "the claim is absolute error <= 2^-24.\n",
+                     common::kNearRoot.lo, common::kNearRoot.hi, std::log2(common::kNearRoot.max_derivative));
   out += "naive = the textbook float formula (0.5f*x*(1+erff(x/sqrt2)) etc.), shown for comparison.\n\n";
   out += fmt::format("{:<17} {:<5} {:>12}  {:<16} {:>15}  {:>6}  {:>20}  {:>8}  {}\n", "function", "impl",
                      "max ULP", "at x", "(x decimal)", "bound", "near-root max |err|", "NaN err", "verdict");
   for (const AccuracyRow& row : r.rows) {
     const Worst& w = row.worst;
     std::string near = "";
-    if (row.backward) near = fmt::format("{:.3g} (2^{:.1f})", w.abs_near_root, w.abs_near_root > 0 ? std::log2(w.abs_near_root) : -INFINITY);
+    if (row.backward) near = fmt::format("{:.3g} (2^{:.1f})", NearRootAbs(w), NearRootAbs(w) > 0 ? std::log2(NearRootAbs(w)) : -INFINITY);
     out += fmt::format("{:<17} {:<5} {:>12.4g}  {:<16a} {:>15.8g}  {:>6}  {:>20}  {:>8}  {}\n", name(row),
-                       impl(row), w.ulp, w.ulp_x, w.ulp_x, row.naive ? "" : fmt::format("{:g}", row.ulp_bound), near,
-                       w.nan_mismatch, verdict(row));
+                       impl(row), w.ulp, w.x, w.x, row.naive ? "" : fmt::format("{:g}", row.function->f32_ulp), near,
+                       w.nan_mismatches, verdict(row));
   }
   out += fmt::format("\n{} inputs x {} functions in {}: {}\n", r.inputs, r.rows.size() / 2, Duration(r.seconds),
                      r.all_pass() ? "every claim holds (PASS)" : "a claim FAILS");

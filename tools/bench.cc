@@ -12,7 +12,6 @@
 // naive baselines follow the same rule with OpenMP (static schedule), so "all threads" means the same for all.
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
-#include <omp.h>
 
 #include <algorithm>
 #include <chrono>
@@ -28,12 +27,12 @@
 #include <vector>
 
 #include "gelu/gelu.hpp"
+#include "src/parallel/parallel.h"
+#include "src/reference/naive.h"
 #include "tools/commands.h"
 
 namespace gelu::cli {
 namespace {
-
-constexpr uint64_t kMinParallel = uint64_t{1} << 16;  // as the library's kMinParallelElements
 
 struct FreeDeleter {
   void operator()(void* p) const { std::free(p); }
@@ -53,28 +52,9 @@ struct Buffer {
   std::span<const T> cspan() const { return {p.get(), n}; }
 };
 
-// Runs body(begin, end) over [0, n) on `threads` threads when n is large enough, else inline.
+// Runs body(begin, end) over [0, n) on `threads` threads, split exactly as the library splits its arrays.
 void Split(uint64_t n, int threads, const std::function<void(size_t, size_t)>& body) {
-  if (threads <= 1 || n < kMinParallel) {
-    body(0, n);
-    return;
-  }
-#pragma omp parallel num_threads(threads)
-  {
-    const uint64_t t = static_cast<uint64_t>(omp_get_thread_num()), nt = static_cast<uint64_t>(omp_get_num_threads());
-    const uint64_t begin = n * t / nt / 64 * 64, end = t + 1 == nt ? n : n * (t + 1) / nt / 64 * 64;
-    body(begin, end);
-  }
-}
-
-template <class T>
-T NaiveForward(T x) {
-  return T(0.5) * x * (T(1) + std::erf(x * static_cast<T>(M_SQRT1_2)));
-}
-template <class T>
-T NaiveDerivative(T x) {
-  return T(0.5) * (T(1) + std::erf(x * static_cast<T>(M_SQRT1_2))) +
-         x * static_cast<T>(0.39894228040143267794) * std::exp(T(-0.5) * x * x);
+  gelu::parallel::ParallelForThreads(n, threads, body);
 }
 
 double Median(std::vector<double> v) {
@@ -128,13 +108,13 @@ void BenchDtype(const BenchOptions& o, const std::vector<uint64_t>& sizes, const
                        2});
       cases.push_back({"naive forward", "none", [&] {
                          Split(n, threads, [&](size_t b, size_t e) {
-                           for (size_t i = b; i < e; ++i) y.p[i] = NaiveForward(x.p[i]);
+                           for (size_t i = b; i < e; ++i) y.p[i] = reference::NaiveForward(x.p[i], common::kNone);
                          });
                        },
                        2});
       cases.push_back({"naive backward", "none", [&] {
                          Split(n, threads, [&](size_t b, size_t e) {
-                           for (size_t i = b; i < e; ++i) y.p[i] = g.p[i] * NaiveDerivative(x.p[i]);
+                           for (size_t i = b; i < e; ++i) y.p[i] = g.p[i] * reference::NaiveDerivative(x.p[i], common::kNone);
                          });
                        },
                        3});

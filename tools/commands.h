@@ -14,6 +14,8 @@
 #include <vector>
 
 #include "gelu/gelu.hpp"
+#include "src/common/functions.h"
+#include "src/reference/ulp.h"
 #include "tools/cli_helpers.h"
 
 namespace CLI {
@@ -58,24 +60,13 @@ int RunApply(const ApplyOptions& o);
 Command AddApplyCommand(CLI::App& app);
 
 // ---- accuracy ----
-// Error of one function of one implementation over the inputs seen.
-struct Worst {
-  double ulp = 0;          // max |y - r| / ulp(r) outside the root exception (see accuracy.cc)
-  float ulp_x = 0, ulp_y = 0;
-  double ulp_ref = 0;
-  double abs_near_root = 0;  // backward only: max |y - r| where x in [-1, -0.5] and |r| < 2^-8
-  float abs_x = 0;
-  uint64_t nan_mismatch = 0;  // one of y, r is NaN and the other is not
-  float nan_x = 0;
-  uint64_t count = 0;
-  void Merge(const Worst& o);
-};
+// Error of one function of one implementation over the inputs seen: the tests' metric and tracker.
+using Worst = reference::Worst;
 struct AccuracyRow {
   bool backward = false;
   Approximation form = Approximation::none;
   bool naive = false;        // the textbook float formula, shown beside ours; not judged
-  double ulp_bound = 0;      // the library's claim (ours only)
-  double abs_bound = 0;      // near-root absolute bound (backward only)
+  const common::Function* function = nullptr;  // its row of src/common/functions.h: name and bounds
   Worst worst;
   bool pass() const;
 };
@@ -98,10 +89,6 @@ AccuracyResult ComputeAccuracy(const AccuracyOptions& o);
 std::string FormatAccuracy(const AccuracyResult& r, Format f);
 int RunAccuracy(const AccuracyOptions& o);
 Command AddAccuracyCommand(CLI::App& app);
-
-// The metric: |y - r| / ulp(r), ulp(r) = 2^(max(e,-125)-24) with e from frexp(r), 2^-149 when r = 0
-// (SLEEF's countULPsp); NaN when exactly one of y, r is NaN; 0 when both are.
-double UlpError(float y, double r);
 
 // The textbook float formulas (0.5f*x*(1+erff(x/sqrt2)), 0.5f*x*(1+tanhf(...)), x/(1+expf(-1.702x)) and their
 // derivatives), shown beside ours by `accuracy` and `plot`.

@@ -134,9 +134,9 @@ std::vector<std::string> MakePlots(const PlotOptions& o) {
   std::string ulps = "x,ulp_gelu,ulp_naive\n";
   for (int i = 0; i <= 3700; ++i) {
     const float x = static_cast<float>(-14.5 + i * 0.005);
-    const double r = reference::Forward(x, reference::Form::none);
-    ulps += fmt::format("{},{},{}\n", Num(x), Num(UlpError(gelu::forward(x), r)),
-                        Num(UlpError(NaiveForwardF32(x, Approximation::none), r)));
+    const double r = reference::Forward(x, reference::Form::kNone);
+    ulps += fmt::format("{},{},{}\n", Num(x), Num(reference::UlpErrorF32(gelu::forward(x), r)),
+                        Num(reference::UlpErrorF32(NaiveForwardF32(x, Approximation::none), r)));
   }
 
   TempDir tmp;

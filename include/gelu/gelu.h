@@ -9,9 +9,12 @@
  *   GELU_APPROXIMATE_SIGMOID  f(x) = x * sigmoid(1.702 x)
  * Backward: grad_in[i] = grad_out[i] * f'(x[i]).
  *
- * Max error (float32, every input, every SIMD target; docs/ACCURACY.md, tests/gelu_exhaustive_test.cc):
+ * Max error (float32; docs/ACCURACY.md, tests/gelu_exhaustive_test.cc: every input on every vector SIMD target,
+ * a sample on the one-lane SCALAR/EMU128 fallbacks):
  *   forward NONE <= 1 ULP of the true value; TANH, SIGMOID <= 2 ULP of their own formula;
- *   backward (grad_out = 1) <= 2 ULP, except near f'(x) = 0 (x ~ -0.7518) where the absolute error is <= 2^-24.
+ *   backward <= 2 ULP of grad_out * f'(x), except near f'(x) = 0 (-2 < x < 0 where |f'(x)| < 2^-8; the root is at
+ *   x ~ -0.7518) where the absolute error is <= |grad_out| * 2^-24 (every input with grad_out = 1; any grad_out on a
+ *   sample). float64: <= 2 ULP, near the root <= |grad_out| * 2^-53 (MPFR, a sample; random grad_out included).
  * Special values: NaN -> NaN; +inf -> +inf; -inf -> -0 (forward) and 0 (derivative); +-0 -> +-0;
  *   subnormal results are produced, not flushed.
  *

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "gelu/gelu.h"
+#include "src/common/functions.h"
 #ifdef GELU_PYTHON_CUDA
 #include "gelu/gelu_cuda.h"
 #endif
@@ -36,17 +37,25 @@ constexpr const char* kAccepted = "float16, float32 or float64 (native byte orde
 // bf16 has no NumPy dtype: it comes only through the raw-pointer entry points (gelu.torch).
 enum class Kind { f32, f64, f16, bf16 };
 
+// "'none', 'tanh', 'sigmoid'": the forms of src/common/functions.h, quoted.
+std::string FormList() {
+  std::string list;
+  for (int f = 0; f < gelu::common::kNumForms; ++f) {
+    list += std::string(f ? ", '" : "'") + gelu::common::kFormNames[f] + "'";
+  }
+  return list;
+}
+
 gelu_approximate ParseApproximate(const char* fn, const py::handle& approximate) {
   if (!py::isinstance<py::str>(approximate)) {
-    throw py::type_error(std::string(fn) + ": approximate must be a str, one of 'none', 'tanh', 'sigmoid'; got " +
+    throw py::type_error(std::string(fn) + ": approximate must be a str, one of " + FormList() + "; got " +
                          std::string(py::str(py::type::handle_of(approximate).attr("__name__"))));
   }
   const std::string s = approximate.cast<std::string>();
-  if (s == "none") return GELU_APPROXIMATE_NONE;
-  if (s == "tanh") return GELU_APPROXIMATE_TANH;
-  if (s == "sigmoid") return GELU_APPROXIMATE_SIGMOID;
-  throw py::value_error(std::string(fn) + ": unknown approximate '" + s +
-                        "'; valid values are 'none', 'tanh', 'sigmoid'");
+  for (int f = 0; f < gelu::common::kNumForms; ++f) {
+    if (s == gelu::common::kFormNames[f]) return static_cast<gelu_approximate>(f);
+  }
+  throw py::value_error(std::string(fn) + ": unknown approximate '" + s + "'; valid values are " + FormList());
 }
 
 std::string DTypeName(const py::array& a) { return std::string(py::str(a.dtype())); }
@@ -381,6 +390,28 @@ void CudaBackwardPtr(std::uintptr_t g, std::uintptr_t x, std::uintptr_t out, siz
 PYBIND11_MODULE(_gelu, m) {
   m.doc() = "Binding of the gelu C library; use the `gelu` package, which re-exports these functions.";
   m.attr("__version__") = GELU_VERSION_STRING;
+  // The function table (src/common/functions.h) for the tests: one dict per function, and the near-root window.
+  py::list functions;
+  for (const gelu::common::Function& f : gelu::common::kFunctions) {
+    py::list types;
+    for (auto [t, name] : {std::pair{gelu::common::kF32, "float32"}, {gelu::common::kF64, "float64"},
+                           {gelu::common::kBf16, "bfloat16"}, {gelu::common::kF16, "float16"}}) {
+      if (f.Has(t)) types.append(name);
+    }
+    py::dict d;
+    d["name"] = f.name;
+    d["form"] = gelu::common::kFormNames[f.form];
+    d["backward"] = f.backward();
+    d["types"] = types;
+    d["f32_ulp"] = f.f32_ulp;
+    d["f32_abs"] = f.f32_abs;
+    d["f64_ulp"] = f.f64_ulp;
+    d["f64_abs"] = f.f64_abs;
+    functions.append(d);
+  }
+  m.attr("_FUNCTIONS") = functions;
+  m.attr("_NEAR_ROOT") = py::make_tuple(gelu::common::kNearRoot.lo, gelu::common::kNearRoot.hi,
+                                         gelu::common::kNearRoot.max_derivative);
 
   m.def("forward", &Forward, py::arg("x"), py::arg("approximate") = "none", py::arg("out") = py::none(),
         R"doc(forward(x, approximate="none", out=None) -> numpy.ndarray

@@ -60,17 +60,18 @@ def ulp_error(y, r, dtype):
     return float(abs(mpmath.mpf(float(y)) - r) / _ulp(r, dtype))
 
 
-def max_ulp(xs, ys, approximate, dtype, derivative=False, root_abs=None):
+def max_ulp(xs, ys, approximate, dtype, derivative=False, root_abs=None, near_root=None):
     """Largest ULP error of ys = f(xs) (or f'(xs)) over finite xs; returns (error, worst x).
 
-    root_abs: where |f'(x)| < 2^-8 (near f' = 0, x ~ -0.75, relative error is meaningless) the absolute
-    error is measured instead, in units of root_abs (so <= 1 means within the absolute bound).
+    root_abs, near_root = (lo, hi, max_derivative): in the window lo < x < hi where |f'(x)| < max_derivative
+    (near f' = 0, x ~ -0.75, relative error is meaningless) the absolute error is measured instead, in units of
+    root_abs (so <= 1 means within the absolute bound).
     """
     worst, worst_x = 0.0, None
     ref = gelu_derivative_mp if derivative else gelu_mp
     for x, y in zip(xs.tolist(), ys.tolist()):
         r = ref(x, approximate)
-        if root_abs is not None and abs(r) < mpmath.mpf(2) ** -8:
+        if root_abs is not None and near_root[0] < x < near_root[1] and abs(r) < near_root[2]:
             err = float(abs(mpmath.mpf(y) - r)) / root_abs
         else:
             err = ulp_error(y, r, dtype)

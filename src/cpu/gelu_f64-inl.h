@@ -26,6 +26,7 @@
 #include <limits>
 
 #include "hwy/highway.h"
+#include "src/common/functions.h"
 
 HWY_BEFORE_NAMESPACE();
 namespace gelu {
@@ -220,6 +221,39 @@ HWY_INLINE V Scale(V y, V s1, V s2) {
   return hn::Mul(hn::Mul(y, s1), s2);  // first product exact, second rounds once (also when subnormal)
 }
 
+// A derivative before its last rounding: f' = (hi + lo) s1 s2, |lo| <~ 2^-52 |hi|, s1 s2 a power of two as from
+// ExpNeg (both 1 where none applies). Backward folds grad_out in before rounding (BackwardTimes), so
+// g f' is rounded once, not f' and then g f' (that double rounding reached ~2.5 ULP of g f').
+template <class V>
+struct ScaledDd {
+  V hi, lo, s1, s2;
+};
+template <class D, class V = hn::Vec<D>>
+HWY_INLINE ScaledDd<V> Unscaled(D d, V hi, V lo) {
+  return {hi, lo, hn::Set(d, 1.0), hn::Set(d, 1.0)};
+}
+template <class D, class M, class V = hn::Vec<D>>
+HWY_INLINE ScaledDd<V> IfThenElseDd(M m, const ScaledDd<V>& a, const ScaledDd<V>& b) {
+  return {hn::IfThenElse(m, a.hi, b.hi), hn::IfThenElse(m, a.lo, b.lo), hn::IfThenElse(m, a.s1, b.s1),
+          hn::IfThenElse(m, a.s2, b.s2)};
+}
+// g (hi + lo) s1 s2, rounded once (twice only where the result is subnormal: < 1 ulp there). (hi + lo) s1 is exact
+// (s1 ~ 2^(k/2) keeps it normal) and cannot overflow when multiplied by a finite g, as (hi + lo) s1 s2 could.
+// Non-finite g: g hi alone (g lo would be inf * 0 = NaN where lo = 0).
+template <class D, class V = hn::Vec<D>>
+HWY_INLINE V BackwardTimes(D d, V g, const ScaledDd<V>& f) {
+  const V hi = hn::Mul(f.hi, f.s1), lo = hn::Mul(f.lo, f.s1);
+#if HWY_NATIVE_FMA
+  const V p = hn::MulAdd(g, hi, hn::Mul(g, lo));
+#else
+  V pl;
+  const V ph = TwoProd(d, g, hi, pl);
+  const V p = hn::Add(ph, hn::MulAdd(g, lo, pl));
+#endif
+  const V r = hn::Mul(p, f.s2);
+  return hn::IfThenElse(hn::IsFinite(g), r, hn::Mul(hn::Mul(hn::Mul(g, f.hi), f.s1), f.s2));
+}
+
 // ------------------------------------------------------------------------------------------------------
 // GeluF64<0, false>: exact GELU f(x) = x Phi(x) = (x/2) erfc(-x/sqrt 2), float64 -> float64.
 //   Domain:     all float64. x > 40 returns x (Phi(x) = 1 in double well before); x < -40 returns -0 (f
@@ -236,10 +270,11 @@ HWY_INLINE V Scale(V y, V s1, V s2) {
 //               gelu_f64_exp.sollya (2^-67.6 absolute); fpminimax, double (and one double-double) coefficients.
 //   Special:    f(+-0) = +-0, f(+inf) = +inf, f(-inf) = -0, NaN -> qNaN.
 //
-// GeluF64<0, true>: its derivative f'(x) = Phi(x) + x phi(x), float64 -> float64 (backward: times grad_out).
+// ExactF64<true>: its derivative f'(x) = Phi(x) + x phi(x) as an unrounded ScaledDd (GeluF64Backward: g f').
 //   Domain:     all float64; f'(x) = 1 for x > 40, (-)0 below x ~ -38.5.
-//   Max error:  1.24 ULP (AVX3, AVX2; 1.48 on SSE4, SSSE3, SCALAR, without FMA) as above, except where
-//               |f'(x)| < 2^-8 around the root x0 = -0.75179 (|x - x0| < 0.009): there 4.9e-19 absolute.
+//   Max error:  g f' (random g) 1.26 ULP (AVX3, AVX2; 1.34 on SSE4, SSSE3, SCALAR, without FMA); g = 1: 1.24
+//               (1.26) ULP; as above, except where |f'(x)| < 2^-8 around the root x0 = -0.75179 (|x - x0| < 0.009):
+//               there 4.9e-19 |g| absolute.
 //   Method:     f'(-t) = D(t) = exp(-t^2/2) (S(t) - phi0 t) (S - phi0 t in dd), f'(t) = 1 - D(t), except
 //               |x| < 1/2: 1/2 + x (2 phi0 + x^2 R1(x^2)) in dd (kSmallDeriv); -5/4 < x <= -1/2: D cancels to
 //               0 at t0 = 0.7518, so D(t0 + d) = d (w1 + d W2(d)) with d, t0, w1 in dd (kRootW2).
@@ -308,7 +343,7 @@ inline constexpr double kExactTMax = 40.0;  // t > 40: Q(t) = 0 in double (t Q(t
 // f'(x) = 1/2 + x (2 phi0 + x^2 R1(x^2)) for |x| < 1/2, the products and sums in dd (1/2 + x R cancels by up
 // to 3x near x = -1/2).
 template <class D, class V = hn::Vec<D>>
-HWY_INLINE V ExactSmallDeriv(D d, V x) {
+HWY_INLINE ScaledDd<V> ExactSmallDeriv(D d, V x) {
   const V s = hn::Mul(x, x);  // its rounding moves the result by < 2^-56 relative
   const V s2 = hn::Mul(s, s), s4 = hn::Mul(s2, s2), s8 = hn::Mul(s4, s4);
   const V q = Estrin<0, kSmallDerivDegree>(kSmallDeriv, s, s2, s4, s8, s8);
@@ -320,12 +355,12 @@ HWY_INLINE V ExactSmallDeriv(D d, V x) {
   ml = hn::MulAdd(x, pl, ml);
   V bl;
   const V bh = FastTwoSum(hn::Set(d, 0.5), mh, bl);  // |x R| <= 0.4 < 1/2
-  return hn::Add(bh, hn::Add(bl, ml));
+  return Unscaled(d, bh, hn::Add(bl, ml));
 }
 
 // f'(-t) for t in [1/2, 5/4]: d (w1 + d W2(d)), d = t - t0 = dh + dl (t - t0hi exact by Sterbenz).
 template <class D, class V = hn::Vec<D>>
-HWY_INLINE V ExactRoot(D d, V t) {
+HWY_INLINE ScaledDd<V> ExactRoot(D d, V t) {
   const V dh = hn::Sub(t, hn::Set(d, kRootT0Hi));
   const V dl = hn::Set(d, -kRootT0Lo);
   V w2l;
@@ -335,7 +370,9 @@ HWY_INLINE V ExactRoot(D d, V t) {
   const V wd = hn::Add(wdh, hn::MulAdd(dh, w2l, hn::Add(wdl, hn::Set(d, kRootW1Lo))));
   V wl;
   const V wh = TwoSum(hn::Set(d, kRootW1Hi), wd, wl);
-  return hn::MulAdd(dh, wh, hn::MulAdd(dh, wl, hn::Mul(dl, wh)));
+  V pl;
+  const V ph = TwoProd(d, dh, wh, pl);
+  return Unscaled(d, ph, hn::Add(pl, hn::MulAdd(dh, wl, hn::Mul(dl, wh))));
 }
 
 // S(t) = sh + sl for t in [0, 40] (tc, already clamped): the common-range polynomial in u = t - 3/2 where
@@ -380,19 +417,19 @@ HWY_INLINE V MillsS(D d, V tc, V& sl) {
 //   f'(-t) = D(t) = exp(-t^2/2) (S(t) - phi0 t), f'(t) = 1 - D(t); near 0 and near the root of D (x in
 //   (-5/4, -1/2]) the derivative takes ExactSmallDeriv and ExactRoot.
 template <bool kDerivative, class D, class V = hn::Vec<D>>
-HWY_INLINE V ExactF64(D d, V x) {
+HWY_INLINE auto ExactF64(D d, V x) {
   const V t = hn::Abs(x);
   const auto negative = hn::Lt(x, hn::Zero(d));
-  V result = hn::Zero(d);
+  ScaledDd<V> result = Unscaled(d, hn::Zero(d), hn::Zero(d));
   auto special = hn::Lt(t, hn::Zero(d));  // lanes taking ExactSmallDeriv / ExactRoot (derivative only)
   if constexpr (kDerivative) {
     const auto small = hn::Lt(t, hn::Set(d, kSmallMaxDeriv));
     const auto root = hn::AndNot(small, hn::And(negative, hn::Lt(t, hn::Set(d, kRootMax))));
     if (!hn::AllFalse(d, small)) result = ExactSmallDeriv(d, x);
-    if (!hn::AllFalse(d, root)) result = hn::IfThenElse(root, ExactRoot(d, t), result);
+    if (!hn::AllFalse(d, root)) result = IfThenElseDd<D>(root, ExactRoot(d, t), result);
     special = hn::Or(small, root);
+    if (hn::AllTrue(d, special)) return result;
   }
-  if (hn::AllTrue(d, special)) return result;
   const V tc = hn::Min(t, hn::Set(d, kExactTMax));
   V sc;
   const V sh = MillsS(d, tc, sc);
@@ -417,19 +454,24 @@ HWY_INLINE V ExactF64(D d, V x) {
   V yl;
   const V yh = TwoProd(d, uh, mh, yl);
   yl = hn::Add(yl, hn::MulAdd(uh, ml, hn::Mul(ul, mh)));
-  V general;
   if constexpr (!kDerivative) {
+    (void)result;
+    (void)special;
     // x < 0: -2^k (yh + yl), rounded once. x >= 0: x - 2^k yh - 2^k yl, where x - 2^k yh is exact
     // (Sterbenz: 2^k yh = t Q(t) <= t/2), so f(t) = t (1 - Q) is rounded once too.
     const V vh = Scale(yh, s1, s2);
     const V vl = Scale(yl, s1, s2);
     const V vneg = Scale(hn::Add(yh, yl), s1, s2);
-    general = hn::IfThenElse(negative, hn::Neg(vneg), hn::Sub(hn::Sub(x, vh), vl));
+    return hn::IfThenElse(negative, hn::Neg(vneg), hn::Sub(hn::Sub(x, vh), vl));
   } else {
-    const V v = Scale(hn::Add(yh, yl), s1, s2);  // D(t)
-    general = hn::IfThenElse(negative, v, hn::Sub(hn::Set(d, 1.0), v));
+    // x < 0: D(t) = 2^k (yh + yl). x >= 1/2: 1 - D(t), D(t) <= 0.14, as 1 - 2^k yh (exact split) - 2^k yl.
+    const V vh = Scale(yh, s1, s2);
+    V el;
+    const V eh = FastTwoSum(hn::Set(d, 1.0), hn::Neg(vh), el);
+    const ScaledDd<V> general =
+        IfThenElseDd<D>(negative, ScaledDd<V>{yh, yl, s1, s2}, Unscaled(d, eh, hn::Sub(el, Scale(yl, s1, s2))));
+    return IfThenElseDd<D>(special, result, general);
   }
-  return hn::IfThenElse(special, result, general);
 }
 
 // ------------------------------------------------------------------------------------------------------
@@ -438,9 +480,10 @@ HWY_INLINE V ExactF64(D d, V x) {
 // GeluF64<2, .>: sigmoid form f(x) = x sigma(z), z = 1.702 x; and its derivative.
 //   Reference:  the formula with its constants as real numbers (1.702, 0.044715, sqrt(2/pi) exactly), in MPFR.
 //   Domain:     all float64; |x| is clamped at 40 (tanh) / 500 (sigmoid) where f = x or -0 and f' = 1 or -0.
-//   Max error:  forward 0.77 ULP (both forms); derivative 1.57 ULP (tanh) and 1.41 ULP (sigmoid) with FMA
-//               (1.60 / 1.59 on SSE4, SSSE3, SCALAR); around the derivatives' roots (x ~ -0.752, -0.751),
-//               where |f'| < 2^-8: 5.1e-19 absolute. Same sample and targets as the exact form.
+//   Max error:  forward 0.77 ULP (both forms); g f' with random g 1.62 ULP (tanh) and 1.40 ULP (sigmoid) with
+//               FMA (1.53 / 1.54 on SSE4, SSSE3, SCALAR), g = 1: 1.57 / 1.41 (1.60 / 1.59); around the
+//               derivatives' roots (x ~ -0.752, -0.751), where |f'| < 2^-8: 5.1e-19 |g| absolute. Same sample and
+//               targets as the exact form.
 //   Method:     z and zp = x z'(x) in dd (the constants as dd); e = exp(-|z|) = 2^k m (ExpNeg), then with one
 //               division (1/(1+e)) and quotients corrected by their exact residuals:
 //                 x >= 0:  f = x / (1 + e),          f' = s (1 + zp e s),      s = 1/(1+e),  zp >= 0;
@@ -486,7 +529,7 @@ HWY_INLINE void SigmoidArgs(D d, V x, V& zh, V& zl, V& zph, V& zpl) {
 }
 
 template <bool kTanh, bool kDerivative, class D, class V = hn::Vec<D>>
-HWY_INLINE V SigmoidF64(D d, V x) {
+HWY_INLINE auto SigmoidF64(D d, V x) {
   // Beyond the clamp the results are saturated: e^-|z| x < 2^-1100 (x < 0); sigma = 1 in double (x > 0).
   const V lim = hn::Set(d, kTanh ? 40.0 : 500.0);
   const V xc = hn::Min(hn::Max(x, hn::Neg(lim)), lim);
@@ -522,7 +565,8 @@ HWY_INLINE V SigmoidF64(D d, V x) {
     // x >= 0: s = 1/den = inv + sl, f' = s + s v with v = zp e s (>= 0, <= 0.3: its rounding is diluted).
     const V sl = hn::Mul(hn::NegMulAdd(inv, den_l, ResidualNegMulAdd(d, inv, den_h, one)), inv);
     const V v = hn::Mul(hn::Mul(zph, eh), inv);
-    const V fpos = hn::Add(inv, hn::MulAdd(inv, v, sl));
+    V fposl;
+    const V fposh = FastTwoSum(inv, hn::MulAdd(inv, v, sl), fposl);
     // x < 0: y = 2^k ys, ys = m / den = qh + ql.
     const V qh = hn::Mul(mh, inv);
     const V rq = ResidualNegMulAdd(d, qh, den_h, mh);
@@ -540,29 +584,39 @@ HWY_INLINE V SigmoidF64(D d, V x) {
     hl = hn::Add(hl, pl);
     V gl;
     const V gh = TwoProd(d, qh, hh, gl);
-    const V g = hn::Add(gh, hn::Add(gl, hn::MulAdd(qh, hl, hn::Mul(ql, hh))));
-    const V fneg = Scale(g, s1, s2);
-    return hn::IfThenElse(negative, fneg, fpos);
+    const ScaledDd<V> fneg{gh, hn::Add(gl, hn::MulAdd(qh, hl, hn::Mul(ql, hh))), s1, s2};
+    return IfThenElseDd<D>(negative, fneg, Unscaled(d, fposh, fposl));
   }
 }
 
 // ------------------------------------------------------------------------------------------------------
 // f(x) (kDerivative false) or f'(x) of form kForm (0 none, 1 tanh, 2 sigmoid), with the special values:
 // NaN -> NaN (quiet), f(-inf) = -0, f'(-inf) = +0, f(+inf) = +inf, f'(+inf) = 1.
-template <int kForm, bool kDerivative, class D, class V = hn::Vec<D>>
+template <int kForm, class D, class V = hn::Vec<D>>
 HWY_INLINE V GeluF64(D d, V x) {
   V r;
-  if constexpr (kForm == 0) {
-    r = ExactF64<kDerivative>(d, x);
+  if constexpr (kForm == common::kNone) {
+    r = ExactF64<false>(d, x);
   } else {
-    r = SigmoidF64<kForm == 1, kDerivative>(d, x);
+    r = SigmoidF64<kForm == common::kTanh, false>(d, x);
   }
-  if constexpr (kDerivative) {
-    r = hn::IfThenZeroElse(hn::Eq(x, hn::Set(d, -std::numeric_limits<double>::infinity())), r);
-  } else {
-    r = hn::CopySign(r, x);  // f has the sign of x, zeros included (f(-0) = -0, f(-40) = -0)
-  }
+  r = hn::CopySign(r, x);  // f has the sign of x, zeros included (f(-0) = -0, f(-40) = -0)
   return hn::IfThenElse(hn::IsNaN(x), hn::Add(x, x), r);
+}
+
+// g f'(x), rounded once (BackwardTimes); f'(-inf) = +0, f'(+inf) = 1, NaN x -> NaN.
+template <int kForm, class D, class V = hn::Vec<D>>
+HWY_INLINE V GeluF64Backward(D d, V g, V x) {
+  ScaledDd<V> f;
+  if constexpr (kForm == common::kNone) {
+    f = ExactF64<true>(d, x);
+  } else {
+    f = SigmoidF64<kForm == common::kTanh, true>(d, x);
+  }
+  const auto minus_inf = hn::Eq(x, hn::Set(d, -std::numeric_limits<double>::infinity()));
+  f.hi = hn::IfThenZeroElse(minus_inf, f.hi);
+  f.lo = hn::IfThenZeroElse(minus_inf, f.lo);
+  return hn::IfThenElse(hn::IsNaN(x), hn::Add(x, x), BackwardTimes(d, g, f));
 }
 
 }  // namespace f64

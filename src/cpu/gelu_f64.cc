@@ -25,24 +25,23 @@ void ForwardF64Loop(const double* x, double* y, size_t n) {
   const hn::ScalableTag<double> d;
   const size_t N = hn::Lanes(d);
   size_t i = 0;
-  for (; i + N <= n; i += N) hn::StoreU(f64::GeluF64<kForm, false>(d, hn::LoadU(d, x + i)), d, y + i);
+  for (; i + N <= n; i += N) hn::StoreU(f64::GeluF64<kForm>(d, hn::LoadU(d, x + i)), d, y + i);
   if (i < n) {
     HWY_ALIGN double buf[hn::MaxLanes(d)] = {};
     for (size_t j = 0; i + j < n; ++j) buf[j] = x[i + j];
-    hn::Store(f64::GeluF64<kForm, false>(d, hn::Load(d, buf)), d, buf);
+    hn::Store(f64::GeluF64<kForm>(d, hn::Load(d, buf)), d, buf);
     for (size_t j = 0; i + j < n; ++j) y[i + j] = buf[j];
   }
 }
 
-// grad_in[i] = grad_out[i] * f'(x[i]); grad_in may equal grad_out or x.
+// grad_in[i] = grad_out[i] * f'(x[i]), rounded once; grad_in may equal grad_out or x.
 template <int kForm>
 void BackwardF64Loop(const double* g, const double* x, double* gi, size_t n) {
   const hn::ScalableTag<double> d;
   const size_t N = hn::Lanes(d);
   size_t i = 0;
   for (; i + N <= n; i += N) {
-    const auto dv = f64::GeluF64<kForm, true>(d, hn::LoadU(d, x + i));
-    hn::StoreU(hn::Mul(hn::LoadU(d, g + i), dv), d, gi + i);
+    hn::StoreU(f64::GeluF64Backward<kForm>(d, hn::LoadU(d, g + i), hn::LoadU(d, x + i)), d, gi + i);
   }
   if (i < n) {
     HWY_ALIGN double bx[hn::MaxLanes(d)] = {};
@@ -51,7 +50,7 @@ void BackwardF64Loop(const double* g, const double* x, double* gi, size_t n) {
       bx[j] = x[i + j];
       bg[j] = g[i + j];
     }
-    hn::Store(hn::Mul(hn::Load(d, bg), f64::GeluF64<kForm, true>(d, hn::Load(d, bx))), d, bx);
+    hn::Store(f64::GeluF64Backward<kForm>(d, hn::Load(d, bg), hn::Load(d, bx)), d, bx);
     for (size_t j = 0; i + j < n; ++j) gi[i + j] = bx[j];
   }
 }
@@ -60,17 +59,17 @@ void BackwardF64Loop(const double* g, const double* x, double* gi, size_t n) {
 
 void ForwardF64Impl(const double* x, double* y, size_t n, int form) {
   switch (form) {
-    case 0: return ForwardF64Loop<0>(x, y, n);
-    case 1: return ForwardF64Loop<1>(x, y, n);
-    default: return ForwardF64Loop<2>(x, y, n);
+    case common::kNone: return ForwardF64Loop<common::kNone>(x, y, n);
+    case common::kTanh: return ForwardF64Loop<common::kTanh>(x, y, n);
+    default: return ForwardF64Loop<common::kSigmoid>(x, y, n);
   }
 }
 
 void BackwardF64Impl(const double* grad_out, const double* x, double* grad_in, size_t n, int form) {
   switch (form) {
-    case 0: return BackwardF64Loop<0>(grad_out, x, grad_in, n);
-    case 1: return BackwardF64Loop<1>(grad_out, x, grad_in, n);
-    default: return BackwardF64Loop<2>(grad_out, x, grad_in, n);
+    case common::kNone: return BackwardF64Loop<common::kNone>(grad_out, x, grad_in, n);
+    case common::kTanh: return BackwardF64Loop<common::kTanh>(grad_out, x, grad_in, n);
+    default: return BackwardF64Loop<common::kSigmoid>(grad_out, x, grad_in, n);
   }
 }
 

@@ -25,9 +25,9 @@ template <class F>
 HWY_INLINE void WithIoForm(int io, int kind, const F& f) {
   auto forms = [&](auto io_tag) HWY_ATTR {
     switch (kind) {
-      case cpu::kKindNone: return f(io_tag, std::integral_constant<int, cpu::kKindNone>{});
-      case cpu::kKindTanh: return f(io_tag, std::integral_constant<int, cpu::kKindTanh>{});
-      default: return f(io_tag, std::integral_constant<int, cpu::kKindSigmoid>{});
+      case common::kNone: return f(io_tag, std::integral_constant<int, common::kNone>{});
+      case common::kTanh: return f(io_tag, std::integral_constant<int, common::kTanh>{});
+      default: return f(io_tag, std::integral_constant<int, common::kSigmoid>{});
     }
   };
   switch (io) {

@@ -29,27 +29,27 @@
 #include "hwy/highway.h"
 #include "src/common/half.h"
 #include "src/cpu/gelu-inl.h"
-#include "src/cpu/half_kernels.h"  // cpu::Kind and the variants' constants
+#include "src/cpu/half_kernels.h"  // the variants' constants
 
 HWY_BEFORE_NAMESPACE();
 namespace gelu {
 namespace HWY_NAMESPACE {
 namespace hn = hwy::HWY_NAMESPACE;
 
-// f or f' of kind kKind (cpu::Kind) in double lanes holding float32 values.
+// f or f' of kind kKind (a common::Form) in double lanes holding float32 values.
 template <int kKind, bool kDerivative, class D, class V = hn::Vec<D>>
 HWY_INLINE V KindInDouble(D d, V x) {
-  if constexpr (kKind <= cpu::kKindSigmoid) {
+  if constexpr (kKind <= common::kSigmoid) {
     return GeluInDouble<kKind, kDerivative>(d, x);
-  } else if constexpr (kKind == cpu::kKindGeluFast) {
+  } else if constexpr (kKind == common::kGeluFast) {
     // As GeluInDouble's tanh branch, with gelu_fast's constant.
     const V x2 = hn::Mul(x, x);  // exact for float32 x
     const V z = hn::Mul(x, hn::MulAdd(hn::Set(d, cpu::kGeluFastZ3), x2, hn::Set(d, cpu::kGeluFastZ1)));
     const V dz = hn::MulAdd(hn::Set(d, 3.0 * cpu::kGeluFastZ3), x2, hn::Set(d, cpu::kGeluFastZ1));
     return SigmoidForm<kDerivative>(d, x, z, dz);
   } else {
-    static_assert(kKind == cpu::kKindGelu10);
-    const V v = GeluInDouble<cpu::kKindNone, kDerivative>(d, x);
+    static_assert(kKind == common::kGelu10);
+    const V v = GeluInDouble<common::kNone, kDerivative>(d, x);
     const auto clipped = hn::Gt(x, hn::Set(d, cpu::kGelu10Max));  // false for NaN: NaN stays NaN
     if constexpr (!kDerivative) return hn::IfThenElse(clipped, hn::Set(d, cpu::kGelu10Max), v);
     return hn::IfThenZeroElse(clipped, v);

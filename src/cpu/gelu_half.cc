@@ -30,11 +30,11 @@ void ElementwiseKind(bool backward, const void* g, const void* x, void* y, size_
 template <class Io>
 void ElementwiseIo(int kind, bool backward, const void* g, const void* x, void* y, size_t n) {
   switch (kind) {
-    case cpu::kKindNone: return ElementwiseKind<Io, cpu::kKindNone>(backward, g, x, y, n);
-    case cpu::kKindTanh: return ElementwiseKind<Io, cpu::kKindTanh>(backward, g, x, y, n);
-    case cpu::kKindSigmoid: return ElementwiseKind<Io, cpu::kKindSigmoid>(backward, g, x, y, n);
-    case cpu::kKindGeluFast: return ElementwiseKind<Io, cpu::kKindGeluFast>(backward, g, x, y, n);
-    default: return ElementwiseKind<Io, cpu::kKindGelu10>(backward, g, x, y, n);
+    case common::kNone: return ElementwiseKind<Io, common::kNone>(backward, g, x, y, n);
+    case common::kTanh: return ElementwiseKind<Io, common::kTanh>(backward, g, x, y, n);
+    case common::kSigmoid: return ElementwiseKind<Io, common::kSigmoid>(backward, g, x, y, n);
+    case common::kGeluFast: return ElementwiseKind<Io, common::kGeluFast>(backward, g, x, y, n);
+    default: return ElementwiseKind<Io, common::kGelu10>(backward, g, x, y, n);
   }
 }
 
@@ -63,11 +63,11 @@ void ValueTableIo(double* out) {
 template <class Io, bool kDerivative>
 void ValueTableKind(int kind, double* out) {
   switch (kind) {
-    case cpu::kKindNone: return ValueTableIo<Io, cpu::kKindNone, kDerivative>(out);
-    case cpu::kKindTanh: return ValueTableIo<Io, cpu::kKindTanh, kDerivative>(out);
-    case cpu::kKindSigmoid: return ValueTableIo<Io, cpu::kKindSigmoid, kDerivative>(out);
-    case cpu::kKindGeluFast: return ValueTableIo<Io, cpu::kKindGeluFast, kDerivative>(out);
-    default: return ValueTableIo<Io, cpu::kKindGelu10, kDerivative>(out);
+    case common::kNone: return ValueTableIo<Io, common::kNone, kDerivative>(out);
+    case common::kTanh: return ValueTableIo<Io, common::kTanh, kDerivative>(out);
+    case common::kSigmoid: return ValueTableIo<Io, common::kSigmoid, kDerivative>(out);
+    case common::kGeluFast: return ValueTableIo<Io, common::kGeluFast, kDerivative>(out);
+    default: return ValueTableIo<Io, common::kGelu10, kDerivative>(out);
   }
 }
 void ValueTableKernel(int io, int kind, bool derivative, double* out) {

@@ -11,13 +11,12 @@
 
 #include "gelu/gelu.h"
 #include "src/common/coefficients.h"
+#include "src/common/functions.h"
 
 namespace gelu::cpu {
 
-// The kinds of function the loops below compute: the three forms (numbered as gelu_approximate), then
-// the two named variants whose formula is none of the three (src/cpu/variants.cc maps names to kinds).
-enum Kind : int { kKindNone = 0, kKindTanh = 1, kKindSigmoid = 2, kKindGeluFast = 3, kKindGelu10 = 4 };
-inline constexpr int kNumKinds = 5;
+// The loops below take `kind`, a common::Form (src/common/functions.h): the three forms, gelu_fast, gelu_10.
+inline constexpr int kNumKinds = common::kNumFormulas;
 
 // gelu_fast (Hugging Face FastGELUActivation): 0.5 x (1 + tanh(0.7978845608 x (1 + 0.044715 x^2))).
 // Its constant 0.7978845608 is sqrt(2/pi) = 0.79788456080286535... cut to 10 digits (relative difference
@@ -37,7 +36,7 @@ inline constexpr double kGelu10Max = 10.0;
 enum Io : int { kIoF32 = 0, kIoBf16 = 1, kIoF16 = 2 };
 inline constexpr size_t ElementSize(Io io) { return io == kIoF32 ? 4 : 2; }
 
-// ---- Kernels (one thread, dispatched). `kind` is a cpu::Kind (above): the three forms,
+// ---- Kernels (one thread, dispatched). `kind` is a common::Form (above): the three forms,
 // gelu_fast, gelu_10. Pointers are to elements of the storage type.
 // y = f(x) (backward false) or y = g * f'(x); in place allowed.
 void Elementwise(Io io, int kind, bool backward, const void* g, const void* x, void* y, size_t n);

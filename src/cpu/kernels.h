@@ -7,10 +7,15 @@
 
 #include <cstddef>
 
+#include "src/common/functions.h"
+
 namespace gelu::cpu {
 
-// The three forms, numbered as gelu_approximate / gelu::Approximation.
-enum Form : int { kNone = 0, kTanh = 1, kSigmoid = 2 };
+// The forms, numbered as gelu_approximate / gelu::Approximation (src/common/functions.h).
+using common::Form;
+using common::kNone;
+using common::kTanh;
+using common::kSigmoid;
 
 // y[i] = f(x[i]); x == y allowed.
 void ForwardF32(const float* x, float* y, size_t n, Form form);

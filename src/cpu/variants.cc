@@ -13,19 +13,19 @@ namespace {
 
 struct VariantInfo {
   const char* name;
-  int kind;  // cpu::Kind
+  int kind;  // a common::Form
 };
 
 // Indexed by gelu_variant.
 constexpr VariantInfo kVariants[GELU_VARIANT_COUNT] = {
-    {"gelu", gelu::cpu::kKindNone},                // GELUActivation: torch.nn.functional.gelu
-    {"gelu_python", gelu::cpu::kKindNone},         // x * 0.5 * (1 + erf(x / sqrt(2)))
-    {"gelu_new", gelu::cpu::kKindTanh},            // NewGELUActivation
-    {"gelu_pytorch_tanh", gelu::cpu::kKindTanh},   // F.gelu(approximate="tanh")
-    {"gelu_accurate", gelu::cpu::kKindTanh},       // AccurateGELUActivation: sqrt(2/pi) precomputed
-    {"gelu_fast", gelu::cpu::kKindGeluFast},       // FastGELUActivation: 0.7978845608
-    {"quick_gelu", gelu::cpu::kKindSigmoid},       // QuickGELUActivation: x * sigmoid(1.702 x)
-    {"gelu_10", gelu::cpu::kKindGelu10},           // ClippedGELUActivation(-10, 10)
+    {"gelu", gelu::common::kNone},                // GELUActivation: torch.nn.functional.gelu
+    {"gelu_python", gelu::common::kNone},         // x * 0.5 * (1 + erf(x / sqrt(2)))
+    {"gelu_new", gelu::common::kTanh},            // NewGELUActivation
+    {"gelu_pytorch_tanh", gelu::common::kTanh},   // F.gelu(approximate="tanh")
+    {"gelu_accurate", gelu::common::kTanh},       // AccurateGELUActivation: sqrt(2/pi) precomputed
+    {"gelu_fast", gelu::common::kGeluFast},       // FastGELUActivation: 0.7978845608
+    {"quick_gelu", gelu::common::kSigmoid},       // QuickGELUActivation: x * sigmoid(1.702 x)
+    {"gelu_10", gelu::common::kGelu10},           // ClippedGELUActivation(-10, 10)
 };
 
 bool Known(gelu_variant v) { return static_cast<unsigned>(v) < GELU_VARIANT_COUNT; }
@@ -34,7 +34,7 @@ template <bool kBackward>
 gelu_status RunF32(gelu_variant v, const float* g, const float* x, float* y, size_t n) {
   if (!Known(v)) return GELU_UNKNOWN_VARIANT;
   const int kind = kVariants[v].kind;
-  if (kind <= gelu::cpu::kKindSigmoid) {
+  if (kind <= gelu::common::kSigmoid) {
     const auto a = static_cast<gelu_approximate>(kind);
     return kBackward ? gelu_backward_f32(g, x, y, n, a) : gelu_forward_f32(x, y, n, a);
   }
@@ -68,7 +68,7 @@ const char* gelu_variant_name(gelu_variant variant) { return Known(variant) ? kV
 int gelu_variant_approximate(gelu_variant variant) {
   if (!Known(variant)) return -1;
   const int kind = kVariants[variant].kind;
-  return kind <= gelu::cpu::kKindSigmoid ? kind : -1;
+  return kind <= gelu::common::kSigmoid ? kind : -1;
 }
 
 gelu_status gelu_variant_forward_f32(gelu_variant variant, const float* x, float* y, size_t n) {

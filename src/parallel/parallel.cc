@@ -42,22 +42,7 @@ int GetNumThreads() {
 }
 
 void ParallelFor(size_t n, const std::function<void(size_t, size_t)>& body) {
-  const int threads = GetNumThreads();
-  if (threads <= 1 || n < kMinParallelElements) {
-    body(0, n);
-    return;
-  }
-  // One contiguous block per thread (streaming stays sequential per core), boundaries on 64 elements so
-  // no two threads share a cache line of float32 output.
-  constexpr size_t kAlign = 64;
-  const size_t parts = std::min<size_t>(threads, (n + kAlign - 1) / kAlign);
-  const size_t block = ((n + parts - 1) / parts + kAlign - 1) / kAlign * kAlign;
-#pragma omp parallel for num_threads(static_cast<int>(parts)) schedule(static, 1)
-  for (long p = 0; p < static_cast<long>(parts); ++p) {
-    const size_t begin = static_cast<size_t>(p) * block;
-    const size_t end = std::min(n, begin + block);
-    if (begin < end) body(begin, end);
-  }
+  ParallelForThreads(n, GetNumThreads(), body);
 }
 
 }  // namespace gelu::parallel

@@ -14,9 +14,11 @@
 
 #include <cmath>
 
+#include "src/common/functions.h"
+
 namespace gelu::reference {
 
-enum class Form { none = 0, tanh = 1, sigmoid = 2 };
+using Form = common::Form;  // the three forms (kNone, kTanh, kSigmoid) are what this header evaluates
 
 inline constexpr double kSqrt1_2 = 0.70710678118654752440;     // 1/sqrt(2)
 inline constexpr double kInvSqrt2Pi = 0.39894228040143267794;  // 1/sqrt(2*pi)
@@ -26,17 +28,17 @@ inline constexpr double kSigmoidScale = 1.702;                 // the sigmoid fo
 
 // z(x) of the sigmoid-based forms, f(x) = x * sigmoid(z(x)), and dz/dx.
 inline double SigmoidArgument(double x, Form form) {
-  return form == Form::tanh ? 2.0 * kSqrt2OverPi * (x + kTanhCubic * x * x * x) : kSigmoidScale * x;
+  return form == Form::kTanh ? 2.0 * kSqrt2OverPi * (x + kTanhCubic * x * x * x) : kSigmoidScale * x;
 }
 inline double SigmoidArgumentSlope(double x, Form form) {
-  return form == Form::tanh ? 2.0 * kSqrt2OverPi * (1.0 + 3.0 * kTanhCubic * x * x) : kSigmoidScale;
+  return form == Form::kTanh ? 2.0 * kSqrt2OverPi * (1.0 + 3.0 * kTanhCubic * x * x) : kSigmoidScale;
 }
 
 // f(x). GELU(-inf) = -0, GELU(+inf) = +inf, NaN -> NaN.
 inline double Forward(double x, Form form) {
   if (std::isnan(x)) return x;
   if (std::isinf(x)) return x > 0 ? x : -0.0;
-  if (form == Form::none) return 0.5 * x * std::erfc(-x * kSqrt1_2);
+  if (form == Form::kNone) return 0.5 * x * std::erfc(-x * kSqrt1_2);
   const double z = SigmoidArgument(x, form);
   const double e = std::exp(-std::fabs(z));  // in (0, 1]: never overflows
   const double r = 1.0 / (1.0 + e);
@@ -44,13 +46,20 @@ inline double Forward(double x, Form form) {
   return x * sigmoid;
 }
 
+// The sign of f' far in the negative tail: every form has f'(x) < 0 for all x below its root (~ -0.75), but
+// below x ~ -38 (exact form) or |z| ~ 745 the double terms underflow and the sum is +0; the value closest to the
+// true f' there is -0. x = -inf keeps f'(-inf) = +0, the library's convention.
+inline double SignedNegativeTail(double x, double derivative) {
+  return (x < -1.0 && !std::isinf(x) && !(derivative < 0.0)) ? -0.0 : derivative;
+}
+
 // f'(x). f'(-inf) = 0, f'(+inf) = 1, NaN -> NaN.
 inline double Derivative(double x, Form form) {
   if (std::isnan(x)) return x;
   if (std::isinf(x)) return x > 0 ? 1.0 : 0.0;
-  if (form == Form::none) {
+  if (form == Form::kNone) {
     // Phi(x) + x*phi(x); exp(-x^2/2) underflows to 0 exactly where x*phi(x) is negligible.
-    return 0.5 * std::erfc(-x * kSqrt1_2) + x * kInvSqrt2Pi * std::exp(-0.5 * x * x);
+    return SignedNegativeTail(x, 0.5 * std::erfc(-x * kSqrt1_2) + x * kInvSqrt2Pi * std::exp(-0.5 * x * x));
   }
   const double z = SigmoidArgument(x, form);
   const double e = std::exp(-std::fabs(z));
@@ -59,7 +68,7 @@ inline double Derivative(double x, Form form) {
   const double slope = SigmoidArgumentSlope(x, form);
   // x * slope overflows only where e * r * r is 0: skip the term there (inf * 0 would be NaN).
   const double dsigmoid = e * r * r;
-  return dsigmoid == 0.0 ? sigmoid : sigmoid + x * slope * dsigmoid;
+  return SignedNegativeTail(x, dsigmoid == 0.0 ? sigmoid : sigmoid + x * slope * dsigmoid);
 }
 
 // f(x) and f'(x) together, sharing erfc/exp: the exhaustive test evaluates both for every input.
@@ -70,9 +79,9 @@ struct ValueAndDerivative {
 inline ValueAndDerivative ForwardAndDerivative(double x, Form form) {
   if (std::isnan(x)) return {x, x};
   if (std::isinf(x)) return x > 0 ? ValueAndDerivative{x, 1.0} : ValueAndDerivative{-0.0, 0.0};
-  if (form == Form::none) {
+  if (form == Form::kNone) {
     const double erfc = std::erfc(-x * kSqrt1_2);
-    return {0.5 * x * erfc, 0.5 * erfc + x * kInvSqrt2Pi * std::exp(-0.5 * x * x)};
+    return {0.5 * x * erfc, SignedNegativeTail(x, 0.5 * erfc + x * kInvSqrt2Pi * std::exp(-0.5 * x * x))};
   }
   const double z = SigmoidArgument(x, form);
   const double e = std::exp(-std::fabs(z));
@@ -80,7 +89,7 @@ inline ValueAndDerivative ForwardAndDerivative(double x, Form form) {
   const double sigmoid = z >= 0 ? r : e * r;
   const double dsigmoid = e * r * r;
   const double slope = SigmoidArgumentSlope(x, form);
-  return {x * sigmoid, dsigmoid == 0.0 ? sigmoid : sigmoid + x * slope * dsigmoid};
+  return {x * sigmoid, SignedNegativeTail(x, dsigmoid == 0.0 ? sigmoid : sigmoid + x * slope * dsigmoid)};
 }
 
 }  // namespace gelu::reference

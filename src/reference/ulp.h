@@ -13,6 +13,8 @@
 #include <cmath>
 #include <limits>
 
+#include "src/common/functions.h"
+
 namespace gelu::reference {
 
 inline double UlpF32(double r) {
@@ -25,33 +27,46 @@ inline double UlpF32(double r) {
   return std::bit_cast<double>(static_cast<uint64_t>(std::max(e, -125) - 24 + 1023) << 52);
 }
 
+// The error of y against r in float32 ULP. NaN: 0 when both are NaN, +inf when only one is. Infinities must
+// match.
 inline double UlpErrorF32(float y, double r) {
   if (std::isnan(r) || std::isnan(y)) return std::isnan(r) && std::isnan(y) ? 0.0 : std::numeric_limits<double>::infinity();
   if (std::isinf(r) || std::isinf(y)) return static_cast<double>(y) == r ? 0.0 : std::numeric_limits<double>::infinity();
   return std::fabs(static_cast<double>(y) - r) / UlpF32(r);
 }
 
-// The derivatives cross zero (x ~ -0.7518 for all three forms), where relative error is meaningless. There,
-// wherever |f'(x)| < 2^-8 and x > -2 (so the far negative tail, also < 2^-8, keeps its relative bound), the
-// claim is an absolute error <= 2^-24 instead; it is reported in units of 2^-24 ("abs24").
-inline bool NearDerivativeRoot(double x, double r) { return std::fabs(r) < 0x1p-8 && x > -2.0 && x < 0.0; }
+// The derivatives cross zero (x ~ -0.7518 for all three forms), where relative error is meaningless; in the
+// near-root window of src/common/functions.h (-2 < x < 0, |f'(x)| < 2^-8) the claim is an absolute error instead,
+// reported in units of 2^-24 ("abs24", the float32 bound).
+inline bool NearDerivativeRoot(double x, double r) { return common::InNearRootWindow(x, r); }
 
-// Largest error seen, with where it occurred.
+// Largest error seen over a set of inputs, with where it occurred. NaN mismatches (exactly one of y, r NaN) are
+// counted apart, so that a formula that fails only on special values still shows its error elsewhere.
 struct Worst {
   double ulp = 0;      // max relative error in float32 ULP (outside the near-root zone for derivatives)
   float x = 0, y = 0;  // where
   double r = 0;
   double abs24 = 0;    // max absolute error / 2^-24 inside the near-root zone
   float abs_x = 0;
+  uint64_t nan_mismatches = 0;
+  float nan_x = 0;     // the first input with a NaN mismatch
+  uint64_t count = 0;  // inputs seen
 
-  // The error of yi against ri in this tracker's metric: ULP, or (near a derivative's root) abs / 2^-24.
+  // The error of yi against ri in this tracker's metric: ULP, or (near a derivative's root) abs / 2^-24; NaN for
+  // a NaN mismatch.
   static double Error(float xi, float yi, double ri, bool derivative) {
-    if (derivative && NearDerivativeRoot(xi, ri)) return std::fabs(static_cast<double>(yi) - ri) * 0x1p24;
+    if (std::isnan(yi) != std::isnan(ri)) return std::numeric_limits<double>::quiet_NaN();
+    if (derivative && NearDerivativeRoot(xi, ri) && !std::isnan(ri)) {
+      return std::fabs(static_cast<double>(yi) - ri) * 0x1p24;
+    }
     return UlpErrorF32(yi, ri);
   }
   // Records an error computed by Error() (lets a caller reuse it for identical results).
   void AddError(float xi, float yi, double ri, bool derivative, double error) {
-    if (derivative && NearDerivativeRoot(xi, ri)) {
+    ++count;
+    if (std::isnan(error)) {
+      if (nan_mismatches++ == 0) nan_x = xi;
+    } else if (derivative && NearDerivativeRoot(xi, ri)) {
       if (!(error <= abs24)) { abs24 = error; abs_x = xi; }
     } else if (!(error <= ulp)) {
       ulp = error; x = xi; y = yi; r = ri;
@@ -61,6 +76,13 @@ struct Worst {
   void Merge(const Worst& o) {
     if (!(o.ulp <= ulp)) { ulp = o.ulp; x = o.x; y = o.y; r = o.r; }
     if (!(o.abs24 <= abs24)) { abs24 = o.abs24; abs_x = o.abs_x; }
+    if (nan_mismatches == 0 && o.nan_mismatches > 0) nan_x = o.nan_x;
+    nan_mismatches += o.nan_mismatches;
+    count += o.count;
+  }
+  // Whether a float32 function's claim holds over the inputs seen (src/common/functions.h).
+  bool Within(const common::Function& f) const {
+    return nan_mismatches == 0 && ulp <= f.f32_ulp && (!f.backward() || abs24 * 0x1p-24 <= f.f32_abs);
   }
 };
 

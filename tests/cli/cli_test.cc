@@ -125,7 +125,7 @@ std::vector<std::vector<std::string>> Csv(const std::string& text) {
 }
 
 gelu::reference::Form Form(const std::string& s) {
-  return s == "none" ? gelu::reference::Form::none : s == "tanh" ? gelu::reference::Form::tanh : gelu::reference::Form::sigmoid;
+  return s == "none" ? gelu::reference::Form::kNone : s == "tanh" ? gelu::reference::Form::kTanh : gelu::reference::Form::kSigmoid;
 }
 
 // ---------------------------------------------------------------------------------------------- eval
@@ -213,14 +213,25 @@ TEST_F(Cli, HelpAndUsageErrors) {
     EXPECT_EQ(r.rc, 0) << sub;
     EXPECT_NE(r.out.find("Usage"), std::string::npos) << sub;
   }
-  EXPECT_EQ(Run({"--help"}).rc, 0);
+  const Result help = Run({"--help"});
+  EXPECT_EQ(help.rc, 0);
+  EXPECT_NE(help.out.find("Usage: gelu [OPTIONS] SUBCOMMAND"), std::string::npos) << help.out;
+  EXPECT_TRUE(help.err.empty()) << help.err;
   EXPECT_EQ(Run({"--version"}).out.substr(0, 2), "0.");
-  EXPECT_NE(Run({}).rc, 0);  // a subcommand is required
-  EXPECT_NE(Run({"frobnicate"}).rc, 0);
+  // Usage errors: non-zero status, the reason on stderr, nothing on stdout.
+  for (const auto& [args, reason] : std::vector<std::pair<std::vector<std::string>, std::string>>{
+           {{}, "A subcommand is required"},
+           {{"frobnicate"}, "A subcommand is required"},
+           {{"apply", "only-one-arg.npy"}, "OUT is required"}}) {
+    const Result r = Run(args);
+    EXPECT_NE(r.rc, 0) << reason;
+    EXPECT_NE(r.err.find(reason), std::string::npos) << r.err;
+    EXPECT_TRUE(r.out.empty()) << r.out;
+  }
   const Result bad = Run({"eval", "--approximate", "erf", "1"});
   EXPECT_NE(bad.rc, 0);
   EXPECT_NE(bad.err.find("--approximate"), std::string::npos) << bad.err;
-  EXPECT_NE(Run({"apply", "only-one-arg.npy"}).rc, 0);
+  EXPECT_TRUE(bad.out.empty()) << bad.out;
 }
 
 // --------------------------------------------------------------------------------------------- apply
@@ -457,7 +468,11 @@ TEST_F(Cli, ApplyGradMismatches) {
   ExpectFailure(Run({"apply", P("x.npy"), P("y.npy"), "--backward", P("missing.npy")}), "cannot open");
   EXPECT_FALSE(fs::exists(P("y.npy")));
   ExpectFailure(Run({"apply", P("x.npy"), P("y.npy"), "--threads", "-1"}), "--threads must be >= 0");
-  EXPECT_NE(Run({"apply", P("x.npy"), P("y.npy"), "--approximate", "all"}).rc, 0);
+  const Result all = Run({"apply", P("x.npy"), P("y.npy"), "--approximate", "all"});  // a usage error (CLI11)
+  EXPECT_NE(all.rc, 0);
+  EXPECT_NE(all.err.find("--approximate: all not in {none,tanh,sigmoid}"), std::string::npos) << all.err;
+  EXPECT_TRUE(all.out.empty()) << all.out;
+  EXPECT_FALSE(fs::exists(P("y.npy")));
 }
 
 TEST_F(Cli, ApplyVerbose) {

@@ -78,7 +78,7 @@ int main(int argc, char** argv) {
   }
   for (Type t : {Type::kF32, Type::kBf16, Type::kF16}) {
     for (FusedOp op : AllFusedOps()) {
-      for (int form = 0; form < 3; ++form) {
+      for (int form = 0; form < gelu::common::kNumForms; ++form) {
         Run(std::string("fused ") + FusedName(op) + "_" + TypeName(t) + "/" + FormName(form), only,
             [&] { return CheckFusedOnDevice(t, op, form); });
       }

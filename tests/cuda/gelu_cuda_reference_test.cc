@@ -154,7 +154,7 @@ TEST_P(GeluCudaFusedReferenceTest, HostReferenceEqualsCpuLibrary) {
   for (const auto& [rows, cols] : std::vector<std::pair<size_t, size_t>>{
            {1, 1}, {3, 5}, {64, 7}, {65, 9}, {200, 3}, {1000, 17}, {7, 1000}, {0, 5}}) {
     if (rows == 0 && p.op != FusedOp::kBiasBackward) continue;
-    for (int form = 0; form < 3; ++form) {
+    for (int form = 0; form < gelu::common::kNumForms; ++form) {
       FusedArrays host, cpu;
       FusedInputs(p.type, p.op, rows, cols, ++seed, &host);
       cpu = host;

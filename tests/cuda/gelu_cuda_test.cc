@@ -126,7 +126,7 @@ std::vector<FusedParam> AllFused() {
   std::vector<FusedParam> ps;
   for (Type t : {Type::kF32, Type::kBf16, Type::kF16}) {
     for (FusedOp op : AllFusedOps()) {
-      for (int form = 0; form < 3; ++form) ps.push_back({t, op, form});
+      for (int form = 0; form < gelu::common::kNumForms; ++form) ps.push_back({t, op, form});
     }
   }
   return ps;

@@ -32,6 +32,7 @@
 #include <vector>
 
 #include "gelu/gelu_cuda.h"
+#include "src/common/functions.h"
 #include "src/cuda/gelu_ops.h"
 
 namespace gelu::cuda_test {
@@ -39,7 +40,7 @@ namespace gelu::cuda_test {
 enum class Type { kF32, kBf16, kF16 };
 inline size_t TypeSize(Type t) { return t == Type::kF32 ? 4 : 2; }
 inline const char* TypeName(Type t) { return t == Type::kF32 ? "f32" : t == Type::kBf16 ? "bf16" : "f16"; }
-inline const char* FormName(int form) { return form == 0 ? "none" : form == 1 ? "tanh" : "sigmoid"; }
+inline const char* FormName(int form) { return common::kFormNames[form]; }
 
 struct Function {
   Type type;
@@ -53,11 +54,14 @@ struct Function {
 // GoogleTest prints parameters with this (found by argument-dependent lookup).
 inline void PrintTo(const Function& f, std::ostream* os) { *os << f.Name(); }
 
+// The CUDA entry points of the table's functions (src/common/functions.h): the three forms, forward and backward,
+// in each storage type the GPU offers.
 inline std::vector<Function> AllFunctions() {
   std::vector<Function> all;
   for (Type t : {Type::kF32, Type::kBf16, Type::kF16}) {
-    for (bool backward : {false, true}) {
-      for (int form = 0; form < 3; ++form) all.push_back({t, backward, form});
+    const common::Type type = t == Type::kF32 ? common::kF32 : t == Type::kBf16 ? common::kBf16 : common::kF16;
+    for (const common::Function& f : common::kFunctions) {
+      if (common::IsApproximateForm(f.form) && f.Has(type)) all.push_back({t, f.backward(), f.form});
     }
   }
   return all;

@@ -2,9 +2,11 @@
 // float64 GELU through the public C API (gelu_forward_f64 / gelu_backward_f64), on every Highway target:
 // special values (bitwise), sizes 0..3*Lanes+1, unaligned and in-place calls, and the accuracy claim against
 // MPFR (120 bits) on a sample of 3 x 3.4 million inputs (every binade of both signs, dense over the ranges where
-// the forms are neither 0 nor x, both sides of every threshold and root), forward and backward:
+// the forms are neither 0 nor x, both sides of every threshold and root), forward, backward with grad_out = 1 and
+// backward with a random grad_out per input (against grad_out times the exact f'), the bounds of
+// src/common/functions.h:
 //   <= 2 ULP, ulp(r) = 2^(max(e,-1021)-53) for r = m 2^e, m in [0.5, 1), 2^-1074 at r = 0 (SLEEF's countULPdp);
-//   derivatives where |x| < 2 and |f'(x)| < 2^-8 (around the roots near x = -0.75): absolute error <= 2^-53.
+//   derivatives in the near-root window (-2 < x < 0, |f'(x)| < 2^-8): absolute error <= |grad_out| 2^-53.
 #include <mpfr.h>
 
 #include <algorithm>
@@ -25,15 +27,14 @@
 #include "gtest/gtest.h"
 #include "hwy/highway.h"
 #include "hwy/tests/hwy_gtest.h"
+#include "src/common/functions.h"
+#include "tests/mpfr_oracle.h"
 
 namespace {
 
 constexpr gelu_approximate kForms[3] = {GELU_APPROXIMATE_NONE, GELU_APPROXIMATE_TANH, GELU_APPROXIMATE_SIGMOID};
 const char* const kFormNames[3] = {"none", "tanh", "sigmoid"};
 constexpr double kInf = std::numeric_limits<double>::infinity();
-constexpr double kMaxUlp = 2.0;
-constexpr double kRootAbs = 0x1p-53;    // absolute bound where |f'| < 2^-8 near a root
-constexpr double kRootWindow = 0x1p-8;
 
 double Fwd(double x, gelu_approximate a) {
   double y = 12345.0;
@@ -56,128 +57,29 @@ struct Ref {
   double ulp;    // ulp(r) as defined above
 };
 
+// f and f' of a form at x (finite) against the shared oracle (tests/mpfr_oracle.h), at 120 bits (the worst
+// conditioning in the sample, exp(-z) at |z| ~ 800, costs < 12 bits), as Refs.
 class Mpfr {
  public:
-  Mpfr() {
-    for (mpfr_ptr p : {x, t, u, v, w, c, k, a, one}) mpfr_init2(p, kPrec);
-    mpfr_set_ui(one, 1, MPFR_RNDN);
-  }
-  ~Mpfr() {
-    for (mpfr_ptr p : {x, t, u, v, w, c, k, a, one}) mpfr_clear(p);
-  }
-  Mpfr(const Mpfr&) = delete;
-  Mpfr& operator=(const Mpfr&) = delete;
-
-  // f (fwd) and f' (bwd) of form at x (finite).
   void Eval(double xd, int form, Ref& fwd, Ref& bwd) {
-    mpfr_set_d(x, xd, MPFR_RNDN);
-    if (form == 0) {
-      // w = phi(x) = exp(-x^2/2)/sqrt(2 pi); u = Phi(x); f = x u; f' = u + x w.
-      mpfr_sqr(t, x, MPFR_RNDN);
-      mpfr_div_2ui(t, t, 1, MPFR_RNDN);
-      mpfr_neg(t, t, MPFR_RNDN);
-      mpfr_exp(w, t, MPFR_RNDN);
-      mpfr_const_pi(t, MPFR_RNDN);
-      mpfr_mul_2ui(t, t, 1, MPFR_RNDN);
-      mpfr_sqrt(t, t, MPFR_RNDN);
-      mpfr_div(w, w, t, MPFR_RNDN);
-      QTail(std::fabs(xd));  // u = Phi(-|x|)
-      if (xd > 0) mpfr_ui_sub(u, 1, u, MPFR_RNDN);
-      mpfr_mul(v, x, u, MPFR_RNDN);
-      Store(v, fwd);
-      mpfr_mul(w, w, x, MPFR_RNDN);
-      mpfr_add(v, u, w, MPFR_RNDN);
-      Store(v, bwd);
-      return;
-    }
-    // z = c x (sigmoid: c = 1.702) or K (x + a x^3) (tanh: K = 2 sqrt(2/pi), a = 0.044715); zp = x z'(x).
-    if (form == 2) {
-      mpfr_set_str(c, "1.702", 10, MPFR_RNDN);
-      mpfr_mul(u, c, x, MPFR_RNDN);  // z
-      mpfr_set(v, u, MPFR_RNDN);     // zp
-    } else {
-      mpfr_const_pi(t, MPFR_RNDN);
-      mpfr_ui_div(t, 2, t, MPFR_RNDN);
-      mpfr_sqrt(k, t, MPFR_RNDN);
-      mpfr_mul_2ui(k, k, 1, MPFR_RNDN);  // K
-      mpfr_set_str(a, "0.044715", 10, MPFR_RNDN);
-      mpfr_sqr(t, x, MPFR_RNDN);
-      mpfr_mul(t, t, a, MPFR_RNDN);  // a x^2
-      mpfr_add(u, t, one, MPFR_RNDN);
-      mpfr_mul(u, u, x, MPFR_RNDN);
-      mpfr_mul(u, u, k, MPFR_RNDN);  // z
-      mpfr_mul_ui(t, t, 3, MPFR_RNDN);
-      mpfr_add(v, t, one, MPFR_RNDN);
-      mpfr_mul(v, v, x, MPFR_RNDN);
-      mpfr_mul(v, v, k, MPFR_RNDN);  // zp
-    }
-    // e = exp(-|z|); sigma(z) = 1/(1+e) or e/(1+e); sigma(1-sigma) = e/(1+e)^2 (no cancellation).
-    const bool neg = mpfr_sgn(u) < 0;
-    mpfr_abs(t, u, MPFR_RNDN);
-    mpfr_neg(t, t, MPFR_RNDN);
-    mpfr_exp(w, t, MPFR_RNDN);             // e
-    mpfr_add(t, w, one, MPFR_RNDN);        // 1 + e
-    mpfr_div(u, neg ? w : one, t, MPFR_RNDN);  // sigma
-    mpfr_mul(c, x, u, MPFR_RNDN);
-    Store(c, fwd);
-    mpfr_div(w, w, t, MPFR_RNDN);
-    mpfr_div(w, w, t, MPFR_RNDN);  // sigma (1 - sigma)
-    mpfr_mul(w, w, v, MPFR_RNDN);
-    mpfr_add(w, w, u, MPFR_RNDN);
-    Store(w, bwd);
+    oracle_.Eval(xd, static_cast<gelu::common::Form>(form), f_.get(), d_.get());
+    Store(f_.get(), fwd);
+    Store(d_.get(), bwd);
   }
-
-  // u = Phi(-ta) = erfc(ta/sqrt 2)/2 for ta >= 0, with w = phi(ta) already set. mpfr_erfc takes up to 1 ms per
-  // call for 3 < ta/sqrt(2) < 20 (its asymptotic series needs ~ta^2 terms), so from ta = 2 sqrt 2 on, Laplace's
-  // continued fraction of the Mills ratio is used: Phi(-t) = phi(t) / (t + 1/(t + 2/(t + 3/(t + ...)))),
-  // evaluated bottom-up from n terms; n = 1.5 (39/t)^2 + 25 terms give 2^-112 or better (measured against
-  // 20000 terms for t in [2, 38]; CrossCheckContinuedFraction below checks it against mpfr_erfc).
-  void QTail(double ta) {
-    if (ta < kCfMin || std::isinf(ta)) {
-      mpfr_set_d(t, ta, MPFR_RNDN);
-      mpfr_sqrt_ui(u, 2, MPFR_RNDN);
-      mpfr_div(t, t, u, MPFR_RNDN);
-      mpfr_erfc(u, t, MPFR_RNDN);
-      mpfr_div_2ui(u, u, 1, MPFR_RNDN);
-      return;
-    }
-    const int n = static_cast<int>(1.5 * (39.0 / ta) * (39.0 / ta)) + 25;
-    mpfr_set_d(t, ta, MPFR_RNDN);
-    mpfr_set(u, t, MPFR_RNDN);
-    for (int j = n; j >= 1; --j) {
-      mpfr_ui_div(u, static_cast<unsigned long>(j), u, MPFR_RNDN);
-      mpfr_add(u, u, t, MPFR_RNDN);
-    }
-    mpfr_div(u, w, u, MPFR_RNDN);
+  // The reference of g * (the value whose Ref is r): hi + delta ulp is r to ~2^-106 relative, and g times it is
+  // formed exactly at 120 bits.
+  Ref Product(double g, const Ref& r) {
+    Ref out;
+    if (std::isnan(r.hi) || std::isnan(g)) return {std::nan(""), std::nan(""), 1.0};
+    mpfr_set_d(f_.get(), r.delta, MPFR_RNDN);
+    mpfr_mul_d(f_.get(), f_.get(), r.ulp, MPFR_RNDN);
+    mpfr_add_d(f_.get(), f_.get(), r.hi, MPFR_RNDN);
+    mpfr_mul_d(f_.get(), f_.get(), g, MPFR_RNDN);
+    Store(f_.get(), out);
+    return out;
   }
-
-  // Relative difference between the continued fraction and mpfr_erfc at ta >= kCfMin.
-  double CrossCheck(double ta) {
-    mpfr_set_d(x, ta, MPFR_RNDN);
-    mpfr_sqr(t, x, MPFR_RNDN);
-    mpfr_div_2ui(t, t, 1, MPFR_RNDN);
-    mpfr_neg(t, t, MPFR_RNDN);
-    mpfr_exp(w, t, MPFR_RNDN);
-    mpfr_const_pi(t, MPFR_RNDN);
-    mpfr_mul_2ui(t, t, 1, MPFR_RNDN);
-    mpfr_sqrt(t, t, MPFR_RNDN);
-    mpfr_div(w, w, t, MPFR_RNDN);
-    QTail(ta);
-    mpfr_set(v, u, MPFR_RNDN);
-    mpfr_sqrt_ui(t, 2, MPFR_RNDN);
-    mpfr_div(t, x, t, MPFR_RNDN);
-    mpfr_erfc(u, t, MPFR_RNDN);
-    mpfr_div_2ui(u, u, 1, MPFR_RNDN);
-    mpfr_sub(v, v, u, MPFR_RNDN);
-    mpfr_div(v, v, u, MPFR_RNDN);
-    return std::fabs(mpfr_get_d(v, MPFR_RNDN));
-  }
-
-  static constexpr double kCfMin = 2.8284271247461903;  // 2 sqrt 2: mpfr_erfc below, the fraction above
 
  private:
-  static constexpr mpfr_prec_t kPrec = 120;
-
   void Store(mpfr_srcptr r, Ref& out) {
     if (mpfr_nan_p(r)) {
       out = {std::nan(""), std::nan(""), 1.0};
@@ -191,12 +93,13 @@ class Mpfr {
     }
     const long e = std::max<long>(mpfr_get_exp(r), -1021);
     out.ulp = std::ldexp(1.0, static_cast<int>(e - 53));
-    mpfr_sub_d(a, r, out.hi, MPFR_RNDN);
-    mpfr_div_2si(a, a, e - 53, MPFR_RNDN);
-    out.delta = mpfr_get_d(a, MPFR_RNDN);
+    mpfr_sub_d(a_.get(), r, out.hi, MPFR_RNDN);
+    mpfr_div_2si(a_.get(), a_.get(), e - 53, MPFR_RNDN);
+    out.delta = mpfr_get_d(a_.get(), MPFR_RNDN);
   }
 
-  mpfr_t x, t, u, v, w, c, k, a, one;
+  gelu::test::MpfrGelu oracle_{120};
+  gelu::test::MpfrValue f_{120}, d_{120}, a_{120};
 };
 
 // |y - r| / ulp(r); NaN results must match NaN references (then 0), anything else NaN is +inf.
@@ -242,9 +145,17 @@ std::vector<double> Sample(int form, size_t dense) {
   return xs;
 }
 
+// Random grad_out: both signs, binades 2^-30 .. 2^30, random mantissas (products stay finite and reach the
+// subnormal range where f' is tiny).
+double RandomGrad(std::mt19937_64& rng) {
+  const double m = 1.0 + static_cast<double>(rng() >> 11) * 0x1p-53;
+  const int e = static_cast<int>(rng() % 61) - 30;
+  return (rng() & 1 ? -1.0 : 1.0) * std::ldexp(m, e);
+}
+
 struct FormSample {
-  std::vector<double> x;
-  std::vector<Ref> fwd, bwd;
+  std::vector<double> x, g;       // inputs and a random grad_out per input
+  std::vector<Ref> fwd, bwd, gbwd;  // f, f', and g f'
 };
 
 // Built once per process (all targets share it), on 2 threads.
@@ -255,6 +166,9 @@ const std::vector<FormSample>& Samples() {
       s[f].x = Sample(f, 1400000);
       s[f].fwd.resize(s[f].x.size());
       s[f].bwd.resize(s[f].x.size());
+      s[f].gbwd.resize(s[f].x.size());
+      std::mt19937_64 rng(0x9a4du + static_cast<unsigned>(f));
+      for (size_t i = 0; i < s[f].x.size(); ++i) s[f].g.push_back(RandomGrad(rng));
     }
     constexpr size_t kChunk = 1 << 14;
     std::atomic<size_t> next{0};
@@ -267,6 +181,7 @@ const std::vector<FormSample>& Samples() {
           const int f = i < n0 ? 0 : i < n0 + n1 ? 1 : 2;
           const size_t j = f == 0 ? i : f == 1 ? i - n0 : i - n0 - n1;
           m.Eval(s[f].x[j], f, s[f].fwd[j], s[f].bwd[j]);
+          s[f].gbwd[j] = m.Product(s[f].g[j], s[f].bwd[j]);
         }
       }
     };
@@ -302,12 +217,13 @@ std::string Describe(const char* what, const Worst& w) {
 
 // The reference's continued fraction agrees with mpfr_erfc (to 2^-100; both are far more accurate than needed).
 TEST(GeluF64Reference, CrossCheckContinuedFraction) {
-  Mpfr m;
+  gelu::test::MpfrGelu m(120);
+  constexpr double kMin = gelu::test::MpfrGelu::kContinuedFractionMin;
   std::mt19937_64 rng(3);
-  std::uniform_real_distribution<double> uni(Mpfr::kCfMin, 12.0);
+  std::uniform_real_distribution<double> uni(kMin, 12.0);
   for (int i = 0; i < 60; ++i) {
-    const double t = i < 3 ? (i == 0 ? Mpfr::kCfMin : i == 1 ? 38.0 : 20.0) : uni(rng);
-    EXPECT_LT(m.CrossCheck(t), 0x1p-100) << std::hexfloat << t;
+    const double t = i < 3 ? (i == 0 ? kMin : i == 1 ? 38.0 : 20.0) : uni(rng);
+    EXPECT_LT(m.CrossCheckContinuedFraction(t), 0x1p-100) << std::hexfloat << t;
   }
 }
 
@@ -396,7 +312,7 @@ TEST_P(GeluF64Test, SizesOffsetsInPlace) {
             continue;
           }
           ASSERT_EQ(Bits(Fwd(x[i], a)), Bits(y[i])) << kFormNames[f] << " n=" << n << " i=" << i;
-          ASSERT_EQ(Bits(g[i] * Bwd(x[i], a)), Bits(gi[i])) << kFormNames[f] << " n=" << n << " i=" << i;
+          ASSERT_EQ(Bits(Bwd(x[i], a, g[i])), Bits(gi[i])) << kFormNames[f] << " n=" << n << " i=" << i;
         }
         // In place: y aliases x; grad_in aliases grad_out, then x.
         std::vector<double> xi = x, gg = g, gx = x;
@@ -413,31 +329,54 @@ TEST_P(GeluF64Test, SizesOffsetsInPlace) {
   }
 }
 
-// A small MPFR spot check on every target (the full sample is GeluF64Sample below): 3000 inputs per form.
+// The error of a backward result d against the reference r of g f': ULP, or (in the near-root window of f' at x)
+// the absolute error in units of |g| times the table's absolute bound. fprime is f'(x) (rounded).
+struct BackwardError {
+  bool window;
+  double err;
+};
+BackwardError BackwardErr(double x, double fprime, double g, double d, const Ref& r, const gelu::common::Function& fn) {
+  if (gelu::common::InNearRootWindow(x, fprime)) {
+    return {true, std::fabs((d - r.hi) - r.delta * r.ulp) / (std::fabs(g) * fn.f64_abs)};
+  }
+  return {false, UlpError(d, r)};
+}
+
+// The float64 functions of the table, with their bounds.
+const gelu::common::Function& F64Function(int form, bool backward) {
+  const gelu::common::Function* fn = gelu::common::FindFunction(static_cast<gelu::common::Form>(form),
+                                                                backward ? gelu::common::kBackward : gelu::common::kForward);
+  EXPECT_TRUE(fn != nullptr && fn->Has(gelu::common::kF64));
+  return *fn;
+}
+
+// A small MPFR spot check on every target (the full sample is GeluF64Sample below): 3000 inputs per form, forward,
+// and backward with random grad_out against grad_out times the exact f'.
 TEST_P(GeluF64Test, MpfrSpotCheck) {
   Mpfr m;
   std::mt19937_64 rng(7);
   std::uniform_real_distribution<double> uni(-40.0, 10.0);
   for (int f = 0; f < 3; ++f) {
-    std::vector<double> x(3000), y(x.size()), d(x.size()), one(x.size(), 1.0);
+    const gelu::common::Function& fwd = F64Function(f, false);
+    const gelu::common::Function& bwd = F64Function(f, true);
+    std::vector<double> x(3000), y(x.size()), d(x.size()), g(x.size());
     for (auto& v : x) v = f == 2 ? 12 * uni(rng) : uni(rng);
+    for (auto& v : g) v = RandomGrad(rng);
     ASSERT_EQ(GELU_OK, gelu_forward_f64(x.data(), y.data(), x.size(), kForms[f]));
-    ASSERT_EQ(GELU_OK, gelu_backward_f64(one.data(), x.data(), d.data(), x.size(), kForms[f]));
+    ASSERT_EQ(GELU_OK, gelu_backward_f64(g.data(), x.data(), d.data(), x.size(), kForms[f]));
     for (size_t i = 0; i < x.size(); ++i) {
       Ref rf, rb;
       m.Eval(x[i], f, rf, rb);
-      ASSERT_LE(UlpError(y[i], rf), kMaxUlp) << kFormNames[f] << std::hexfloat << " x=" << x[i];
-      const bool window = std::fabs(x[i]) < 2 && std::fabs(rb.hi) < kRootWindow;
-      if (window) {
-        ASSERT_LE(std::fabs((d[i] - rb.hi) - rb.delta * rb.ulp), kRootAbs) << std::hexfloat << " x=" << x[i];
-      } else {
-        ASSERT_LE(UlpError(d[i], rb), kMaxUlp) << kFormNames[f] << std::hexfloat << " x=" << x[i];
-      }
+      ASSERT_LE(UlpError(y[i], rf), fwd.f64_ulp) << kFormNames[f] << std::hexfloat << " x=" << x[i];
+      const BackwardError e = BackwardErr(x[i], rb.hi, g[i], d[i], m.Product(g[i], rb), bwd);
+      ASSERT_LE(e.err, e.window ? 1.0 : bwd.f64_ulp)
+          << kFormNames[f] << std::hexfloat << " x=" << x[i] << " g=" << g[i] << " got " << d[i];
     }
   }
 }
 
-// The accuracy claim: the MPFR sample, every target this CPU runs, every form, forward and backward.
+// The accuracy claim: the MPFR sample, every target this CPU runs, every form, forward and backward (grad_out = 1,
+// and random grad_out against grad_out times the exact f').
 // One test (not one per target) so that the reference is computed once; the targets are looped here.
 TEST(GeluF64Sample, MaxUlpAllTargets) {
   const std::vector<FormSample>& s = Samples();
@@ -445,35 +384,41 @@ TEST(GeluF64Sample, MaxUlpAllTargets) {
     hwy::SetSupportedTargetsForTest(target);
     ASSERT_STREQ(hwy::TargetName(target), gelu_simd_target());
     for (int f = 0; f < 3; ++f) {
+      const gelu::common::Function& fwd = F64Function(f, false);
+      const gelu::common::Function& bwd = F64Function(f, true);
       const FormSample& fs = s[f];
       const size_t n = fs.x.size();
-      std::vector<double> y(n), d(n), one(n, 1.0);
+      std::vector<double> y(n), d(n), dg(n), one(n, 1.0);
       ASSERT_EQ(GELU_OK, gelu_forward_f64(fs.x.data(), y.data(), n, kForms[f]));
       ASSERT_EQ(GELU_OK, gelu_backward_f64(one.data(), fs.x.data(), d.data(), n, kForms[f]));
-      Worst wf, wb, wr;
+      ASSERT_EQ(GELU_OK, gelu_backward_f64(fs.g.data(), fs.x.data(), dg.data(), n, kForms[f]));
+      Worst wf, wb, wr, wgb, wgr, wgn;  // wgn: g*f' where f' is a normal double (diagnostic: printed only)
       for (size_t i = 0; i < n; ++i) {
         const double x = fs.x[i];
         wf.Add(UlpError(y[i], fs.fwd[i]), x, y[i], fs.fwd[i].hi);
-        const Ref& rb = fs.bwd[i];
-        if (std::fabs(x) < 2 && std::fabs(rb.hi) < kRootWindow) {
-          wr.Add(std::fabs((d[i] - rb.hi) - rb.delta * rb.ulp), x, d[i], rb.hi);
-        } else {
-          wb.Add(UlpError(d[i], rb), x, d[i], rb.hi);
-        }
+        const BackwardError e1 = BackwardErr(x, fs.bwd[i].hi, 1.0, d[i], fs.bwd[i], bwd);
+        (e1.window ? wr : wb).Add(e1.err, x, d[i], fs.bwd[i].hi);
+        const BackwardError eg = BackwardErr(x, fs.bwd[i].hi, fs.g[i], dg[i], fs.gbwd[i], bwd);
+        (eg.window ? wgr : wgb).Add(eg.err, x, dg[i], fs.gbwd[i].hi);
+        if (!eg.window && std::fabs(fs.bwd[i].hi) >= 0x1p-1022) wgn.Add(eg.err, x, dg[i], fs.gbwd[i].hi);
       }
       const std::string name = std::string(hwy::TargetName(target)) + " " + kFormNames[f];
-      std::printf("%-14s %s\n%-14s %s\n%-14s %s\n", name.c_str(), Describe("forward ULP", wf).c_str(),
-                  name.c_str(), Describe("backward ULP", wb).c_str(), name.c_str(),
-                  Describe("backward root abs", wr).c_str());
-      EXPECT_LE(wf.err, kMaxUlp) << name << std::hexfloat << " forward x=" << wf.x;
-      EXPECT_LE(wb.err, kMaxUlp) << name << std::hexfloat << " backward x=" << wb.x;
-      EXPECT_LE(wr.err, kRootAbs) << name << std::hexfloat << " backward near root x=" << wr.x;
+      std::printf("%-14s %s\n%-14s %s\n%-14s %s\n%-14s %s\n%-14s %s\n%-14s %s\n", name.c_str(),
+                  Describe("forward ULP", wf).c_str(), name.c_str(), Describe("backward ULP", wb).c_str(),
+                  name.c_str(), Describe("backward root abs", wr).c_str(), name.c_str(),
+                  Describe("g*f' ULP", wgb).c_str(), name.c_str(), Describe("g*f' ULP, f' normal", wgn).c_str(),
+                  name.c_str(), Describe("g*f' root abs/|g|", wgr).c_str());
+      EXPECT_LE(wf.err, fwd.f64_ulp) << name << std::hexfloat << " forward x=" << wf.x;
+      EXPECT_LE(wb.err, bwd.f64_ulp) << name << std::hexfloat << " backward x=" << wb.x;
+      EXPECT_LE(wr.err, 1.0) << name << std::hexfloat << " backward near root x=" << wr.x;
+      EXPECT_LE(wgb.err, bwd.f64_ulp) << name << std::hexfloat << " backward, random grad_out, x=" << wgb.x;
+      EXPECT_LE(wgr.err, 1.0) << name << std::hexfloat << " backward, random grad_out, near root x=" << wgr.x;
     }
   }
   hwy::SetSupportedTargetsForTest(0);
   const size_t inputs = s[0].x.size() + s[1].x.size() + s[2].x.size();
-  std::printf("%zu inputs (every form forward and backward: %zu evaluations) on each of %zu targets\n", inputs,
-              2 * inputs, hwy::SupportedAndGeneratedTargets().size());
+  std::printf("%zu inputs (every form forward, backward and backward with random grad_out: %zu evaluations) on "
+              "each of %zu targets\n", inputs, 3 * inputs, hwy::SupportedAndGeneratedTargets().size());
   EXPECT_GE(inputs, size_t{10'000'000});
 }
 

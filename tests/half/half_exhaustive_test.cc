@@ -27,16 +27,16 @@
 #include "gtest/gtest.h"
 #include "hwy/targets.h"
 #include "hwy/tests/hwy_gtest.h"
+#include "src/common/functions.h"
 #include "src/common/half.h"
 #include "src/reference/reference.h"
+#include "tests/mpfr_oracle.h"
 
 namespace {
 
 using gelu::reference::Form;
 
-// The functions under test: 0-2 the forms, 3 gelu_fast, 4 gelu_10.
-constexpr int kKinds = 5;
-const char* const kKindNames[kKinds] = {"none", "tanh", "sigmoid", "gelu_fast", "gelu_10"};
+using gelu::common::Function;
 
 struct Type {
   const char* name;
@@ -68,104 +68,18 @@ double SigmoidFormRef(double x, double k, double c, bool derivative) {
   return ds == 0.0 ? s : s + x * (k * (1.0 + 3.0 * c * x * x)) * ds;
 }
 
-double RefDouble(int kind, bool derivative, double x) {
-  if (kind <= 2) {
-    const auto form = static_cast<Form>(kind);
-    return derivative ? gelu::reference::Derivative(x, form) : gelu::reference::Forward(x, form);
+double RefDouble(Form kind, bool derivative, double x) {
+  if (gelu::common::IsApproximateForm(kind)) {
+    return derivative ? gelu::reference::Derivative(x, kind) : gelu::reference::Forward(x, kind);
   }
-  if (kind == 3) return SigmoidFormRef(x, kGeluFastK, 0.044715, derivative);
+  if (kind == gelu::common::kGeluFast) return SigmoidFormRef(x, kGeluFastK, 0.044715, derivative);
   if (x > 10.0) return derivative ? 0.0 : 10.0;  // gelu_10
-  return derivative ? gelu::reference::Derivative(x, Form::none) : gelu::reference::Forward(x, Form::none);
+  return derivative ? gelu::reference::Derivative(x, Form::kNone) : gelu::reference::Forward(x, Form::kNone);
 }
 
-// ---- MPFR: the formula with exact constants at 320 bits, rounded to the type (ties to even).
-class Mp {
- public:
-  explicit Mp(double v = 0.0) {
-    mpfr_init2(v_, 320);
-    mpfr_set_d(v_, v, MPFR_RNDN);
-  }
-  ~Mp() { mpfr_clear(v_); }
-  Mp(const Mp&) = delete;
-  Mp& operator=(const Mp&) = delete;
-  mpfr_ptr get() { return v_; }
-
- private:
-  mpfr_t v_;
-};
-
-// f or f' at x (finite) into out.
-void MpFormula(int kind, bool derivative, double x, mpfr_ptr out) {
-  Mp mx(x), t, u, w;
-  if (kind == 4 && x > 10.0) {
-    mpfr_set_d(out, derivative ? 0.0 : 10.0, MPFR_RNDN);
-    return;
-  }
-  if (kind == 0 || kind == 4) {
-    // Phi(x) = erfc(-x / sqrt 2) / 2; f = x Phi(x); f' = Phi(x) + x exp(-x^2/2) / sqrt(2 pi).
-    mpfr_sqrt_ui(t.get(), 2, MPFR_RNDN);
-    mpfr_div(u.get(), mx.get(), t.get(), MPFR_RNDN);
-    mpfr_neg(u.get(), u.get(), MPFR_RNDN);
-    mpfr_erfc(u.get(), u.get(), MPFR_RNDN);
-    mpfr_div_2ui(u.get(), u.get(), 1, MPFR_RNDN);  // Phi(x)
-    if (!derivative) {
-      mpfr_mul(out, mx.get(), u.get(), MPFR_RNDN);
-      return;
-    }
-    mpfr_sqr(w.get(), mx.get(), MPFR_RNDN);
-    mpfr_div_2ui(w.get(), w.get(), 1, MPFR_RNDN);
-    mpfr_neg(w.get(), w.get(), MPFR_RNDN);
-    mpfr_exp(w.get(), w.get(), MPFR_RNDN);  // exp(-x^2/2)
-    mpfr_const_pi(t.get(), MPFR_RNDN);
-    mpfr_mul_2ui(t.get(), t.get(), 1, MPFR_RNDN);
-    mpfr_sqrt(t.get(), t.get(), MPFR_RNDN);  // sqrt(2 pi)
-    mpfr_div(w.get(), w.get(), t.get(), MPFR_RNDN);
-    mpfr_mul(w.get(), w.get(), mx.get(), MPFR_RNDN);
-    mpfr_add(out, u.get(), w.get(), MPFR_RNDN);
-    return;
-  }
-  // x sigmoid(z), z = k (x + c x^3): tanh k = 2 sqrt(2/pi), c = 0.044715; gelu_fast k = 2 * 0.7978845608;
-  // sigmoid k = 1.702, c = 0.
-  Mp k, c, z, dz, e, s, ds;
-  if (kind == 1) {
-    mpfr_const_pi(k.get(), MPFR_RNDN);
-    mpfr_ui_div(k.get(), 2, k.get(), MPFR_RNDN);
-    mpfr_sqrt(k.get(), k.get(), MPFR_RNDN);
-    mpfr_mul_2ui(k.get(), k.get(), 1, MPFR_RNDN);
-  } else if (kind == 3) {
-    mpfr_set_str(k.get(), "1.5957691216", 10, MPFR_RNDN);  // 2 * 0.7978845608, exactly
-  } else {
-    mpfr_set_str(k.get(), "1.702", 10, MPFR_RNDN);
-  }
-  mpfr_set_str(c.get(), kind == 2 ? "0" : "0.044715", 10, MPFR_RNDN);
-  mpfr_sqr(t.get(), mx.get(), MPFR_RNDN);
-  mpfr_mul(u.get(), t.get(), c.get(), MPFR_RNDN);  // c x^2
-  mpfr_add_ui(z.get(), u.get(), 1, MPFR_RNDN);
-  mpfr_mul(z.get(), z.get(), mx.get(), MPFR_RNDN);
-  mpfr_mul(z.get(), z.get(), k.get(), MPFR_RNDN);  // z
-  mpfr_mul_ui(dz.get(), u.get(), 3, MPFR_RNDN);
-  mpfr_add_ui(dz.get(), dz.get(), 1, MPFR_RNDN);
-  mpfr_mul(dz.get(), dz.get(), k.get(), MPFR_RNDN);  // z'
-  // e = exp(-|z|); s = 1/(1+e) for z >= 0, e/(1+e) otherwise; s(1-s) = e/(1+e)^2.
-  mpfr_abs(e.get(), z.get(), MPFR_RNDN);
-  mpfr_neg(e.get(), e.get(), MPFR_RNDN);
-  mpfr_exp(e.get(), e.get(), MPFR_RNDN);
-  mpfr_add_ui(t.get(), e.get(), 1, MPFR_RNDN);
-  if (mpfr_sgn(z.get()) >= 0) {
-    mpfr_ui_div(s.get(), 1, t.get(), MPFR_RNDN);
-  } else {
-    mpfr_div(s.get(), e.get(), t.get(), MPFR_RNDN);
-  }
-  if (!derivative) {
-    mpfr_mul(out, mx.get(), s.get(), MPFR_RNDN);
-    return;
-  }
-  mpfr_sqr(t.get(), t.get(), MPFR_RNDN);
-  mpfr_div(ds.get(), e.get(), t.get(), MPFR_RNDN);
-  mpfr_mul(ds.get(), ds.get(), dz.get(), MPFR_RNDN);
-  mpfr_mul(ds.get(), ds.get(), mx.get(), MPFR_RNDN);
-  mpfr_add(out, s.get(), ds.get(), MPFR_RNDN);
-}
+// ---- MPFR (tests/mpfr_oracle.h): the formula with exact constants at 320 bits, rounded to the type (ties to even).
+using Mp = gelu::test::MpfrValue;
+constexpr mpfr_prec_t kMpBits = 320;
 
 // Rounds v to the type, ties to even: with q = 2^(max(e, emin) - p + 1) the type's quantum at v, round v / q to an
 // integer (mpfr_rint, RNDN: ties to even), then k q is exact in double and converts exactly.
@@ -173,7 +87,7 @@ uint16_t MpRound(const Type& type, mpfr_ptr v) {
   if (mpfr_zero_p(v)) return mpfr_signbit(v) ? 0x8000 : 0x0000;
   const long e = mpfr_get_exp(v) - 1;  // v = m 2^(e+1), m in [1/2, 1): floor(log2 |v|) = e
   const long qexp = std::max<long>(e, type.emin) - (type.precision - 1);
-  Mp t;
+  Mp t(kMpBits);
   mpfr_div_2si(t.get(), v, qexp, MPFR_RNDN);  // exact
   mpfr_rint(t.get(), t.get(), MPFR_RNDN);
   mpfr_mul_2si(t.get(), t.get(), qexp, MPFR_RNDN);
@@ -187,7 +101,7 @@ struct Expected {
   bool ambiguous;
 };
 
-Expected Judge(const Type& type, int kind, bool derivative, double x) {
+Expected Judge(const Type& type, Form kind, bool derivative, double x) {
   double ref = RefDouble(kind, derivative, x);
   if (derivative && x < -1.0 && !std::isinf(x) && !(ref < 0.0)) ref = -0.0;  // see the top of this file
   // The absolute term covers f' near its root (x ~ -0.75), where the reference's error is absolute.
@@ -195,8 +109,9 @@ Expected Judge(const Type& type, int kind, bool derivative, double x) {
   if (std::isinf(x) || tol == 0.0 || type.from_double(ref - tol) == type.from_double(ref + tol)) {
     return {type.from_double(ref), false};
   }
-  Mp v;
-  MpFormula(kind, derivative, x, v.get());
+  thread_local gelu::test::MpfrGelu oracle(kMpBits);
+  Mp v(kMpBits);
+  oracle.Eval(x, kind, derivative ? nullptr : v.get(), derivative ? v.get() : nullptr);
   return {MpRound(type, v.get()), true};
 }
 
@@ -212,15 +127,18 @@ HWY_TARGET_INSTANTIATE_TEST_SUITE_P(HalfExhaustiveTest);
 void CheckType(const Type& type, const char* target) {
   std::vector<uint16_t> x(65536), y(65536), ones(65536, type.one);
   for (uint32_t i = 0; i < 65536; ++i) x[i] = static_cast<uint16_t>(i);
-  for (int kind = 0; kind < kKinds; ++kind) {
-    for (bool derivative : {false, true}) {
-      if (kind <= 2) {
+  for (const Function& fn : gelu::common::kFunctions) {
+    const Form kind = fn.form;
+    const bool derivative = fn.backward();
+    const char* const name = fn.name;
+    {
+      if (gelu::common::IsApproximateForm(kind)) {
         const auto a = static_cast<gelu_approximate>(kind);
         ASSERT_EQ(derivative ? type.backward(ones.data(), x.data(), y.data(), 65536, a)
                              : type.forward(x.data(), y.data(), 65536, a),
                   GELU_OK);
       } else {
-        const auto v = kind == 3 ? GELU_VARIANT_GELU_FAST : GELU_VARIANT_GELU_10;
+        const auto v = kind == gelu::common::kGeluFast ? GELU_VARIANT_GELU_FAST : GELU_VARIANT_GELU_10;
         ASSERT_EQ(derivative ? type.variant_backward(v, ones.data(), x.data(), y.data(), 65536)
                              : type.variant_forward(v, x.data(), y.data(), 65536),
                   GELU_OK);
@@ -230,7 +148,7 @@ void CheckType(const Type& type, const char* target) {
         const double xv = type.to_float(x[i]);
         if (std::isnan(xv)) {
           if (!IsQuietNan(y[i], type) && ++wrong <= 5) {
-            ADD_FAILURE() << type.name << " " << kKindNames[kind] << (derivative ? " f'" : " f") << std::hex
+            ADD_FAILURE() << type.name << " " << name << std::hex
                           << " x=0x" << i << " gave 0x" << y[i] << ", not a quiet NaN";
           }
           continue;
@@ -238,14 +156,14 @@ void CheckType(const Type& type, const char* target) {
         const Expected want = Judge(type, kind, derivative, xv);
         ambiguous += want.ambiguous;
         if (y[i] != want.bits && ++wrong <= 5) {
-          ADD_FAILURE() << type.name << " " << kKindNames[kind] << (derivative ? " f'" : " f") << std::hex << " x=0x"
+          ADD_FAILURE() << type.name << " " << name << std::hex << " x=0x"
                         << i << std::hexfloat << " (" << xv << ") gave 0x" << std::hex << y[i] << " want 0x"
                         << want.bits << (want.ambiguous ? " (MPFR)" : "");
         }
       }
-      EXPECT_EQ(wrong, 0u) << type.name << " " << kKindNames[kind] << (derivative ? " f'" : " f");
-      std::printf("%-6s %-5s %-10s %-2s: %zu of 65536 not correctly rounded; %zu decided by MPFR\n",
-                  target, type.name, kKindNames[kind], derivative ? "f'" : "f", wrong, ambiguous);
+      EXPECT_EQ(wrong, 0u) << type.name << " " << name;
+      std::printf("%-6s %-5s %-18s: %zu of 65536 not correctly rounded; %zu decided by MPFR\n", target, type.name,
+                  name, wrong, ambiguous);
     }
   }
 }

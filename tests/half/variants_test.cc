@@ -231,12 +231,12 @@ TEST(VariantsTest, DocumentedDifferencesFromExactGelu) {
   double tanh_f = 0, tanh_d = 0, quick_f = 0, quick_d = 0, fast_tanh = 0;
   for (int i = -2000000; i <= 2000000; ++i) {
     const double x = i * 1e-5;
-    const double f = gelu::reference::Forward(x, Form::none), d = gelu::reference::Derivative(x, Form::none);
-    tanh_f = std::max(tanh_f, std::fabs(gelu::reference::Forward(x, Form::tanh) - f));
-    tanh_d = std::max(tanh_d, std::fabs(gelu::reference::Derivative(x, Form::tanh) - d));
-    quick_f = std::max(quick_f, std::fabs(gelu::reference::Forward(x, Form::sigmoid) - f));
-    quick_d = std::max(quick_d, std::fabs(gelu::reference::Derivative(x, Form::sigmoid) - d));
-    fast_tanh = std::max(fast_tanh, std::fabs(FastRef(x, false) - gelu::reference::Forward(x, Form::tanh)));
+    const double f = gelu::reference::Forward(x, Form::kNone), d = gelu::reference::Derivative(x, Form::kNone);
+    tanh_f = std::max(tanh_f, std::fabs(gelu::reference::Forward(x, Form::kTanh) - f));
+    tanh_d = std::max(tanh_d, std::fabs(gelu::reference::Derivative(x, Form::kTanh) - d));
+    quick_f = std::max(quick_f, std::fabs(gelu::reference::Forward(x, Form::kSigmoid) - f));
+    quick_d = std::max(quick_d, std::fabs(gelu::reference::Derivative(x, Form::kSigmoid) - d));
+    fast_tanh = std::max(fast_tanh, std::fabs(FastRef(x, false) - gelu::reference::Forward(x, Form::kTanh)));
   }
   EXPECT_NEAR(tanh_f, 4.732e-4, 0.001e-4);
   EXPECT_NEAR(tanh_d, 8.685e-4, 0.001e-4);
