@@ -2,7 +2,8 @@
 // The accuracy claim of the float32 functions: every one of the 2^32 inputs, every Highway target this CPU
 // supports and this build compiled except the one-lane fallbacks (below), every float32 function of the three forms
 // in src/common/functions.h (forward, and backward with grad_out = 1), through the public dispatched entry points,
-// against the double reference (src/reference/reference.h, itself checked against MPFR in reference_test.cc).
+// against the double reference (src/reference/reference.h, itself checked against MPFR in reference_test.cc), with
+// signed zeros told apart (src/reference/ulp.h).
 //
 // The reference dominates the cost, so it is evaluated once per input and function: the threads compute one
 // 2^20-input chunk each for every target in turn (a std::barrier switches the dispatched target between

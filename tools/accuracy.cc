@@ -265,7 +265,7 @@ std::string FormatAccuracy(const AccuracyResult& r, Format f) {
   }
   out += fmt::format("Accuracy of float32 GELU against the double-precision reference ({})\n", r.description);
   out += "Metric: |y - ref| / ulp(ref), ulp(ref) = 2^(max(e,-125)-24) (frexp exponent e), 2^-149 at 0; NaN "
-         "must give NaN.\n";
+         "must give NaN; a zero of the wrong sign is an error (inf).\n";
   out += fmt::format("Backward is grad_in for grad_out = 1. Near the root of f' (x in ({:g}, {:g}), |f'| < 2^{:g}) "
                      "the claim is absolute error <= 2^-24.\n",
                      common::kNearRoot.lo, common::kNearRoot.hi, std::log2(common::kNearRoot.max_derivative));
