@@ -109,6 +109,14 @@ GELU_HD double PhiNegative(double t, double e /* exp(-t^2/2) */) {
   return e * (tau * g);
 }
 
+// f'(x) beyond a form's cutoff, given its first term (Phi(x) or sigmoid(z)). Every form has f'(x) < 0 for all x
+// below its root (x ~ -0.75), and past the cutoff the negative term is below 2^-150 in magnitude, so the correctly
+// rounded f' is -0 in every format: returning the tiny positive first term would round to +0. f'(-inf) = +0 (the
+// limit, as the reference has it); for x > 0 the first term is 1 (or within 2^-170 of it).
+GELU_HD double FarDerivative(double x, double first_term) {
+  return (x < 0 && x > -HUGE_VAL) ? -0.0 : (x < 0 ? 0.0 : first_term);
+}
+
 // Exact form, f(x) (derivative == false) or f'(x) (derivative == true), x a float32 value held in double.
 GELU_HD double ExactForm(double x, bool derivative) {
   const double t = fmin(fabs(x), kExactTMax);  // fmin(NaN, c) = c: NaN flows through x below
@@ -118,8 +126,8 @@ GELU_HD double ExactForm(double x, bool derivative) {
   const bool far = fabs(x) > kExactTMax;
   if (!derivative) return (far && x < 0) ? -0.0 : x * phi;
   // f' = Phi(x) + x phi(x); beyond kExactTMax the second term is < 2^-170 (and x*e would be inf*0 at inf).
-  const double w = far ? 0.0 : x * (kInvSqrt2Pi * e);
-  return phi + w;
+  if (far) return FarDerivative(x, phi);
+  return phi + x * (kInvSqrt2Pi * e);
 }
 
 // Sigmoid forms f(x) = x * sigmoid(z), given z and dz/dx.
@@ -131,8 +139,8 @@ GELU_HD double SigmoidForm(double x, double z, double dz, bool derivative) {
   const bool far = fabs(z) > kSigmoidZMax;
   if (!derivative) return (far && x < 0) ? -0.0 : x * s;
   // f' = s + x z' s (1 - s), s (1 - s) = e r^2; beyond kSigmoidZMax that term is < 2^-150 (and x z' may be inf).
-  const double w = far ? 0.0 : (x * dz) * (e * (r * r));
-  return s + w;
+  if (far) return FarDerivative(x, s);
+  return s + (x * dz) * (e * (r * r));
 }
 
 // Common range |x| <= kCommonRangeMax of the exact and tanh forms: f = x (1/2 + x A(s)), f' = 1/2 + x C(s),

@@ -21,8 +21,8 @@
 // unless the exact value lies within that error of a midpoint between two half values. The exhaustive test
 // (tests/half/half_exhaustive_test.cc) finds exactly one family of such inputs, handled by TinyForwardNudge
 // below; every other input of both
-// types, every form, forward and f', is correctly rounded. NegativeTailDerivative below restores the sign of
-// f' (-0) where the kernels' far-tail shortcut loses it.
+// types, every form, forward and f', is correctly rounded (the far negative tail of f' is -0 by
+// gelu_scalar.h's FarDerivative).
 #ifndef GELU_SRC_COMMON_HALF_H_
 #define GELU_SRC_COMMON_HALF_H_
 
@@ -157,16 +157,6 @@ GELU_HD double TinyForwardNudge(double x, double y) {
   return (ax < kTinyForwardLimit && ax != 0.0) ? Fma(ax, kTinyForwardNudge, 0.5 * x) : y;
 }
 
-// The sign of f'(x) far in the negative tail. Every form has f'(x) < 0 for all x below its root (x ~ -0.7518 for
-// the exact and tanh forms, ~ -0.751 for the sigmoid form), so the correctly rounded f' there is a negative
-// value or -0. Beyond their cutoffs (exact form |x| > 15.5, sigmoid forms |z| > 120) the kernels drop the
-// negative term x z' s(1 - s) (its magnitude is < 2^-150) and return the tiny positive Phi(x) or sigmoid(z),
-// which rounds to +0 in every format. For half outputs we restore the sign: where x < -1 (finite) and the
-// double f' is not negative, the result is -0. x = -inf keeps f'(-inf) = +0, as the float32 functions.
-GELU_HD double NegativeTailDerivative(double x, double d) {
-  return (x < -1.0 && x > -HUGE_VAL && !(d < 0.0)) ? -0.0 : d;
-}
-
 // GELU of one half value of type T (Bf16, F16), `form` 0 none, 1 tanh, 2 sigmoid: correctly rounded.
 template <class T>
 GELU_HD uint16_t ForwardHalf(uint16_t x, int form) {
@@ -178,7 +168,7 @@ template <class T>
 GELU_HD uint16_t BackwardHalf(uint16_t grad_out, uint16_t x, int form) {
   const double g = T::ToFloat(grad_out);
   const float xf = T::ToFloat(x);
-  return T::FromDouble(g * NegativeTailDerivative(xf, GeluF32InDouble(xf, form, true)));
+  return T::FromDouble(g * GeluF32InDouble(xf, form, true));
 }
 
 }  // namespace gelu::common

@@ -47,6 +47,13 @@ HWY_INLINE V ExpNegBounded(D d, V z) {
   return hn::Mul(p, scale);
 }
 
+// common::FarDerivative per lane: where `far`, -0 for finite x < 0 (+0 at -inf), else v (the first term).
+template <class D, class M, class V = hn::Vec<D>>
+HWY_INLINE V FarDerivative(D d, V x, M far, V v) {
+  const V zero = hn::IfThenElse(hn::Gt(x, hn::Set(d, -HUGE_VAL)), hn::Set(d, -0.0), hn::Zero(d));
+  return hn::IfThenElse(hn::And(far, hn::Lt(x, hn::Zero(d))), zero, v);
+}
+
 // Exact form in double lanes; see common::ExactForm.
 template <bool kDerivative, class D, class V = hn::Vec<D>>
 HWY_INLINE V ExactForm(D d, V x) {
@@ -65,7 +72,7 @@ HWY_INLINE V ExactForm(D d, V x) {
     return hn::IfThenElse(hn::And(far, negative), hn::Set(d, -0.0), hn::Mul(x, phi));
   } else {
     const V w = hn::IfThenZeroElse(far, hn::Mul(x, hn::Mul(hn::Set(d, common::kInvSqrt2Pi), e)));
-    return hn::Add(phi, w);
+    return FarDerivative(d, x, far, hn::Add(phi, w));
   }
 }
 
@@ -83,7 +90,7 @@ HWY_INLINE V SigmoidForm(D d, V x, V z, V dz) {
     return hn::IfThenElse(hn::And(far, negative), hn::Set(d, -0.0), hn::Mul(x, s));
   } else {
     const V w = hn::IfThenZeroElse(far, hn::Mul(hn::Mul(x, dz), hn::Mul(e, hn::Mul(r, r))));
-    return hn::Add(s, w);
+    return FarDerivative(d, x, far, hn::Add(s, w));
   }
 }
 

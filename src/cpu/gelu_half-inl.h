@@ -66,20 +66,12 @@ HWY_INLINE V TinyForwardNudge(D d, V x, V y) {
                         y);
 }
 
-// f'(x) for a half-precision output: common::NegativeTailDerivative, per lane (-0 where x < -1 is finite
-// and the double f' is not negative: the far-tail shortcut dropped a negative term below 2^-150).
-template <class D, class V = hn::Vec<D>>
-HWY_INLINE V NegativeTailDerivative(D d, V x, V v) {
-  const auto tail = hn::And(hn::Lt(x, hn::Set(d, -1.0)), hn::Gt(x, hn::Set(d, -HUGE_VAL)));
-  return hn::IfThenElse(hn::And(tail, hn::Not(hn::Lt(v, hn::Zero(d)))), hn::Set(d, -0.0), v);
-}
-
-// f (kDerivative false) or f' of kind kKind, with the two half-precision fixes above when kHalf.
+// f (kDerivative false) or f' of kind kKind, with the half-precision fix above when kHalf.
 template <int kKind, bool kDerivative, bool kHalf, class D, class V = hn::Vec<D>>
 HWY_INLINE V KindForOutput(D d, V x) {
   const V v = KindInDouble<kKind, kDerivative>(d, x);
   if constexpr (!kHalf) return v;
-  if constexpr (kDerivative) return NegativeTailDerivative(d, x, v);
+  if constexpr (kDerivative) return v;
   return TinyForwardNudge(d, x, v);
 }
 

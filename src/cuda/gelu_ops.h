@@ -63,14 +63,14 @@ template <class Format> struct Storage { using T = uint16_t; static constexpr bo
 template <> struct Storage<F32Format> { using T = float; static constexpr bool kHalf = false; };
 
 // f(x) or f'(x) in double for an output of type Format; half outputs get half.h's corrections, as the CPU's
-// KindForOutput applies them (TinyForwardNudge, NegativeTailDerivative).
+// KindForOutput applies it (TinyForwardNudge).
 template <class Format>
 GELU_HD double GeluForOutput(float x, int form, bool derivative) {
   const double v = common::GeluF32InDouble(x, form, derivative);
   if constexpr (!Storage<Format>::kHalf) {
     return v;
   } else {
-    return derivative ? common::NegativeTailDerivative(x, v) : common::TinyForwardNudge(x, v);
+    return derivative ? v : common::TinyForwardNudge(x, v);
   }
 }
 
