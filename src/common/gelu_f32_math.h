@@ -74,13 +74,13 @@ template <int kForm>
 GELU_HD float ForwardF32Form(float x) {
   const ScalarOps o;
   if (InCore(o, x)) return CoreF32<kForm, false>(o, x, 1.0f);
-  return static_cast<float>(GeluF32InDouble(x, kForm, false));
+  return ForwardF32InDouble(x, kForm);
 }
 template <int kForm>
 GELU_HD float BackwardF32Form(float grad_out, float x) {
   const ScalarOps o;
   if (InCore(o, x)) return CoreF32<kForm, true>(o, x, grad_out);
-  return static_cast<float>(static_cast<double>(grad_out) * GeluF32InDouble(x, kForm, true));
+  return BackwardF32InDouble(grad_out, x, kForm);
 }
 // form: 0 none, 1 tanh, 2 sigmoid (gelu_approximate).
 GELU_HD float ForwardF32(float x, int form) {

@@ -176,6 +176,13 @@ GELU_HD double GeluF32InDouble(float xf, int form, bool derivative) {
   return SigmoidForm(x, kSigmoidScale * x, kSigmoidScale, derivative);
 }
 
+// float32 through double, rounded once: the float32 tails of gelu_f32_math.h, and every lane of the double-lane
+// float32 kernel (targets without the float core: src/cpu/gelu-inl.h, GeluF32LoopInDouble).
+GELU_HD float ForwardF32InDouble(float x, int form) { return static_cast<float>(GeluF32InDouble(x, form, false)); }
+GELU_HD float BackwardF32InDouble(float grad_out, float x, int form) {
+  return static_cast<float>(static_cast<double>(grad_out) * GeluF32InDouble(x, form, true));
+}
+
 }  // namespace gelu::common
 
 #endif  // GELU_SRC_COMMON_GELU_SCALAR_H_

@@ -250,7 +250,10 @@ HWY_INLINE void GeluF32Block(const float* g, const float* x, float* y, size_t co
 
 // Targets without a native FMA (SSSE3, SSE4, the one-lane fallbacks): the float core's error analysis rests on
 // fused multiply-adds (the exact TwoProduct, one rounding in the last step), so these targets keep the float32
-// kernel of before, every lane through the double path: y = f(x) or g * f'(x) in double, rounded once.
+// kernel of before, every lane through the double path: y = f(x) or g * f'(x) in double, rounded once
+// (common::ForwardF32InDouble, BackwardF32InDouble). So does AVX2: with 8 lanes, a 32-entry table lookup is a
+// gather or four permutes and three blends per coefficient, and the float core measured 0.6x this kernel there
+// (docs/BENCHMARKS.md).
 template <int kForm, bool kBackward>
 HWY_INLINE void GeluF32LoopInDouble(const float* g, const float* x, float* y, size_t n) {
   const hn::ScalableTag<double> dd;
@@ -281,7 +284,7 @@ HWY_INLINE void GeluF32LoopInDouble(const float* g, const float* x, float* y, si
 // writes it, and keeps its tail inputs).
 template <int kForm, bool kBackward>
 HWY_INLINE void GeluF32Loop(const float* g, const float* x, float* y, size_t n) {
-#if !HWY_NATIVE_FMA
+#if !HWY_NATIVE_FMA || (HWY_ARCH_X86 && HWY_TARGET == HWY_AVX2)
   GeluF32LoopInDouble<kForm, kBackward>(g, x, y, n);
 #else
   const hn::ScalableTag<float> df;
