@@ -73,7 +73,7 @@ DEAD_GRADIENT = 1e-3
 # Claim 3: the exact form is "expensive" when it costs at least this many times the cheaper approximation.
 EXPENSIVE = 1.25
 COST_ELEMENTS = 64 << 10  # one activation tensor of a few hundred rows of 128: in cache, as in training
-DEFAULT = {"epochs": 10, "seeds": 3, "subset": 20000, "lrs": (1e-3,)}
+DEFAULT = {"epochs": 10, "seeds": 3, "subset": None, "lrs": (1e-3,)}
 PAPER = {"epochs": 50, "seeds": 5, "subset": None, "lrs": (1e-3, 1e-4, 1e-5)}
 
 HOLDS, HOLDS_HERE, FAILS = "holds", "holds here but not in general", "does not hold"
@@ -327,13 +327,14 @@ def gap(runs):
 
 
 def measure_cost():
-    """{(impl, form, op): seconds per call} on COST_ELEMENTS float32 N(0, 1) inputs, 1 thread, best of 5."""
+    """{(impl, form, op): seconds per call} on COST_ELEMENTS float32 N(0, 1) inputs, 1 thread, best of 5
+    interleaved rounds of the calling thread's CPU time."""
     _set_threads(1)
     out = {}
     for form in FORMS:
         pairs = cases(COST_ELEMENTS, form)
         for op in ("forward", "backward"):
-            for impl, t in measure(pairs[op], rounds=5, min_time=0.02).items():
+            for impl, t in measure(pairs[op], rounds=5, min_time=0.02, clock=time.thread_time).items():
                 out[impl, form, op] = t
     return out
 
@@ -522,9 +523,10 @@ def write_report(res, chosen, claims, outdir):
     lines += [md_table(["activation", "dropout", "dead-zone edge"] + [f"layer {i + 1}" for i in range(HIDDEN_LAYERS)],
                        rows), "",
               "## Cost", "",
-              f"Seconds per call, in microseconds, on {COST_ELEMENTS >> 10} Ki float32 N(0, 1) inputs, 1 thread, "
-              "best of 5 rounds (gelu.speed; bench/python_vs_torch.py has the full table). PyTorch's sigmoid column "
-              "is the eager x * sigmoid(1.702 x). GPU: no GPU figures have been measured yet (docs/CUDA.md).", ""]
+              f"Microseconds per call on {COST_ELEMENTS >> 10} Ki float32 N(0, 1) inputs, 1 thread, the best of 5 "
+              "interleaved rounds of thread CPU time (gelu.speed; bench/python_vs_torch.py has the full table). "
+              "PyTorch's sigmoid column is the eager x * sigmoid(1.702 x). GPU: no GPU figures have been measured "
+              "yet (docs/CUDA.md).", ""]
     cost = res["cost"]
     rows = [[impl, op] + [f"{1e6 * cost[f'{impl}/{f}/{op}']:.1f}" for f in FORMS]
             for impl in ("ours", "torch") for op in ("forward", "backward")]
@@ -553,10 +555,12 @@ def load_average():
 # ---------------------------------------------------------------------------------------------------- main
 
 def parse_args(argv):
+    def describe(c):
+        return (f"{c['epochs']} epochs, {c['seeds']} seeds, {c['subset'] or 'all'} images per split, learning "
+                f"rates {', '.join(f'{lr:g}' for lr in c['lrs'])}")
+
     p = argparse.ArgumentParser(prog="python3 -m gelu.claims", description=__doc__.split("\n")[0],
-                                epilog="Default: " + ", ".join(f"--{k} {v}" for k, v in DEFAULT.items() if k != "lrs")
-                                + f", learning rate {DEFAULT['lrs'][0]:g}; --paper: 50 epochs, 5 seeds, all "
-                                "55000 training images, learning rates 1e-3, 1e-4, 1e-5.")
+                                epilog=f"Default: {describe(DEFAULT)}. --paper: {describe(PAPER)}.")
     p.add_argument("-o", "--outdir", default="gelu-claims", help="output directory (default: %(default)s)")
     p.add_argument("--paper", action="store_true", help="the paper's settings (hours on 2 cores)")
     p.add_argument("--epochs", type=int, help="training epochs per run")

@@ -19,26 +19,29 @@ FORMS = gelu.APPROXIMATIONS
 OPS = ("forward", "backward", "module")
 
 
-def best_time(fn, min_time):
-    """Seconds per call of fn: calls are repeated until one timing block lasts min_time."""
+def best_time(fn, min_time, clock=time.perf_counter):
+    """Seconds per call of fn: calls are repeated until one timing block lasts min_time.
+
+    clock: the wall clock, or time.thread_time for one-thread work, which other tenants of a shared machine
+    barely disturb (as bench/peers_torch.py and gelu_benchmark do)."""
     fn()  # warm up (page faults, thread pools)
     reps = 1
     while True:
-        t0 = time.perf_counter()
+        t0 = clock()
         for _ in range(reps):
             fn()
-        dt = time.perf_counter() - t0
+        dt = clock() - t0
         if dt >= min_time:
             return dt / reps
         reps = max(reps * 2, int(reps * min_time / max(dt, 1e-9)) + 1)
 
 
-def measure(pairs, rounds, min_time):
+def measure(pairs, rounds, min_time, clock=time.perf_counter):
     """{name: best seconds per call}, with every function timed once per round, interleaved."""
     best = {name: float("inf") for name, _ in pairs}
     for _ in range(rounds):
         for name, fn in pairs:
-            best[name] = min(best[name], best_time(fn, min_time))
+            best[name] = min(best[name], best_time(fn, min_time, clock))
     return best
 
 
