@@ -18,14 +18,13 @@ Rates are elements per second (Gelem/s); ratio = ours / PyTorch (> 1: ours is fa
 import argparse
 import datetime
 import os
-import platform
 import sys
 
 import numpy as np
 
 try:
     import gelu
-    from gelu.speed import FORMS, cases, measure
+    from gelu.speed import FORMS, cases, cpu_model, measure
 except ImportError as e:  # the usual cause: PYTHONPATH does not name the build tree's python/ directory
     sys.exit(f"cannot import gelu ({e}); build with -DGELU_BUILD_PYTHON=ON and set PYTHONPATH=<build>/python")
 import torch
@@ -47,13 +46,7 @@ def main():
     all_threads = os.cpu_count() or 1
     thread_counts = (1,) if all_threads == 1 else (1, all_threads)
 
-    cpu = platform.processor() or platform.machine()
-    try:
-        with open("/proc/cpuinfo") as f:
-            cpu = next(line.split(":", 1)[1].strip() for line in f if line.startswith("model name"))
-    except (OSError, StopIteration):
-        pass
-    print(f"# gelu {gelu.__version__} ({gelu.simd_target()}) vs PyTorch {torch.__version__}, CPU: {cpu}, "
+    print(f"# gelu {gelu.__version__} ({gelu.simd_target()}) vs PyTorch {torch.__version__}, CPU: {cpu_model()}, "
           f"{all_threads} hardware threads, {datetime.date.today()}")
     print(f"# {args.dtype}, inputs {args.dist}, best of {rounds} rounds of >= {args.min_time} s; "
           f"Gelem/s; ratio = ours / PyTorch")

@@ -44,7 +44,6 @@ import argparse  # noqa: E402  (after the environment above)
 import gzip  # noqa: E402
 import json  # noqa: E402
 import multiprocessing  # noqa: E402
-import platform  # noqa: E402
 import queue  # noqa: E402
 import statistics  # noqa: E402
 import sys  # noqa: E402
@@ -57,7 +56,7 @@ import torch.nn.functional as F  # noqa: E402
 
 import gelu  # noqa: E402
 import gelu.torch as gelu_torch  # noqa: E402
-from gelu.speed import FORMS, cases, measure  # noqa: E402
+from gelu.speed import FORMS, cases, cpu_model, measure  # noqa: E402
 
 DATA_DIR = "/usr/share/datasets/fashion-mnist"  # Debian's dataset-fashion-mnist
 # Rows: our three GELU forms (gelu.torch), then torch's ReLU and ELU (alpha = 1, as in the paper).
@@ -538,13 +537,7 @@ def write_report(res, chosen, claims, outdir):
 
 
 def machine():
-    cpu = platform.processor() or platform.machine()
-    try:
-        with open("/proc/cpuinfo") as f:
-            cpu = next(line.split(":", 1)[1].strip() for line in f if line.startswith("model name"))
-    except (OSError, StopIteration):
-        pass
-    return (f"{cpu}, {os.cpu_count()} CPUs; torch {torch.__version__}, gelu {gelu.__version__} "
+    return (f"{cpu_model()}, {os.cpu_count()} CPUs; torch {torch.__version__}, gelu {gelu.__version__} "
             f"({gelu.simd_target()}), OPENBLAS_CORETYPE={os.environ.get('OPENBLAS_CORETYPE', '(auto)')}")
 
 

@@ -7,6 +7,7 @@ each pair is timed interleaved, round by round, so that a noisy machine slows bo
 form: its column is the eager x * torch.sigmoid(1.702 * x) and its gradient g * (s + 1.702 x s (1 - s)), what a
 user would write.
 """
+import platform
 import time
 
 import numpy as np
@@ -17,6 +18,15 @@ import gelu.torch as gelu_torch
 
 FORMS = gelu.APPROXIMATIONS
 OPS = ("forward", "backward", "module")
+
+
+def cpu_model():
+    """The CPU's model name (from /proc/cpuinfo where there is one)."""
+    try:
+        with open("/proc/cpuinfo") as f:
+            return next(line.split(":", 1)[1].strip() for line in f if line.startswith("model name"))
+    except (OSError, StopIteration):
+        return platform.processor() or platform.machine()
 
 
 def best_time(fn, min_time, clock=time.perf_counter):
