@@ -18,90 +18,18 @@ Rates are elements per second (Gelem/s); ratio = ours / PyTorch (> 1: ours is fa
 import argparse
 import datetime
 import os
-import platform
 import sys
-import time
 
 import numpy as np
 
 try:
     import gelu
-    import gelu.torch as gelu_torch
+    from gelu.speed import FORMS, cases, cpu_model, measure
 except ImportError as e:  # the usual cause: PYTHONPATH does not name the build tree's python/ directory
     sys.exit(f"cannot import gelu ({e}); build with -DGELU_BUILD_PYTHON=ON and set PYTHONPATH=<build>/python")
 import torch
 
 SIZES = (64 << 10, 1 << 20, 16 << 20)
-FORMS = ("none", "tanh", "sigmoid")
-
-
-def best_time(fn, min_time):
-    """Seconds per call of fn: calls are repeated until one timing block lasts min_time."""
-    fn()  # warm up (page faults, thread pools)
-    reps = 1
-    while True:
-        t0 = time.perf_counter()
-        for _ in range(reps):
-            fn()
-        dt = time.perf_counter() - t0
-        if dt >= min_time:
-            return dt / reps
-        reps = max(reps * 2, int(reps * min_time / max(dt, 1e-9)) + 1)
-
-
-def measure(pairs, rounds, min_time):
-    """{name: best seconds per call}, with every function timed once per round, interleaved."""
-    best = {name: float("inf") for name, _ in pairs}
-    for _ in range(rounds):
-        for name, fn in pairs:
-            best[name] = min(best[name], best_time(fn, min_time))
-    return best
-
-
-def cases(n, form, dtype, dist):
-    rng = np.random.default_rng(12345)
-    xs = rng.standard_normal(n) if dist == "normal" else rng.uniform(-10, 10, n)
-    x_np = xs.astype(dtype)
-    g_np = rng.standard_normal(n).astype(dtype)
-    y_np, d_np = np.empty_like(x_np), np.empty_like(x_np)
-    x, g, y, d = (torch.from_numpy(a) for a in (x_np, g_np, np.empty_like(x_np), np.empty_like(x_np)))
-
-    if form == "sigmoid":
-        def torch_forward():
-            torch.mul(x, torch.sigmoid(1.702 * x), out=y)
-
-        def torch_backward():
-            s = torch.sigmoid(1.702 * x)
-            torch.mul(g, s + 1.702 * x * s * (1 - s), out=d)
-
-        torch_module = None
-    else:
-        def torch_forward():
-            torch._C._nn.gelu(x, approximate=form, out=y)
-
-        def torch_backward():
-            torch.ops.aten.gelu_backward.grad_input(g, x, approximate=form, grad_input=d)
-
-        torch_module = torch.nn.GELU(approximate=form)
-
-    ours_module = gelu_torch.GELU(form)
-    xr = x.clone().requires_grad_(True)
-
-    def module_step(m):
-        def step():
-            xr.grad = None
-            m(xr).backward(g)
-        return step
-
-    forward = [("ours", lambda: gelu.forward(x_np, form, out=y_np)), ("torch", torch_forward)]
-    backward = [("ours", lambda: gelu.backward(g_np, x_np, form, out=d_np)), ("torch", torch_backward)]
-    module = [("ours", module_step(ours_module))]
-    if torch_module is not None:
-        module.append(("torch", module_step(torch_module)))
-    else:
-        sig = lambda t: t * torch.sigmoid(1.702 * t)  # noqa: E731  (autograd of the eager expression)
-        module.append(("torch", module_step(sig)))
-    return {"forward": forward, "backward": backward, "module": module}
 
 
 def main():
@@ -118,13 +46,7 @@ def main():
     all_threads = os.cpu_count() or 1
     thread_counts = (1,) if all_threads == 1 else (1, all_threads)
 
-    cpu = platform.processor() or platform.machine()
-    try:
-        with open("/proc/cpuinfo") as f:
-            cpu = next(line.split(":", 1)[1].strip() for line in f if line.startswith("model name"))
-    except (OSError, StopIteration):
-        pass
-    print(f"# gelu {gelu.__version__} ({gelu.simd_target()}) vs PyTorch {torch.__version__}, CPU: {cpu}, "
+    print(f"# gelu {gelu.__version__} ({gelu.simd_target()}) vs PyTorch {torch.__version__}, CPU: {cpu_model()}, "
           f"{all_threads} hardware threads, {datetime.date.today()}")
     print(f"# {args.dtype}, inputs {args.dist}, best of {rounds} rounds of >= {args.min_time} s; "
           f"Gelem/s; ratio = ours / PyTorch")

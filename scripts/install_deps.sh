@@ -12,6 +12,11 @@ packages=(
   sollya
   python3-numpy python3-torch python3-pytest python3-matplotlib python3-pybind11 pybind11-dev
   python3-mpmath python3-dev
+  # python3-torch uses the reference BLAS unless an optimised one is installed. A 512x512 float32 matmul, 1 thread,
+  # here: 1.2 GFLOP/s reference, 8-10 OpenBLAS, 28 OpenBLAS with OPENBLAS_CORETYPE=SkylakeX (0.3.21 does not know
+  # this CPU model and picks SSE3 kernels; gelu.claims sets it). For python3 -m gelu.claims (docs/CLAIMS.md).
+  libopenblas0-pthread
+  dataset-fashion-mnist  # /usr/share/datasets/fashion-mnist/*.gz, for python -m gelu.claims (docs/CLAIMS.md)
 )
 
 missing=()
