@@ -54,7 +54,16 @@ extern "C" {
 #  define GELU_API
 #endif
 
-typedef enum gelu_approximate {
+/* In C++ the enums get int as their fixed underlying type (the same 32-bit argument in the ABI), so that any int
+ * a C caller passes, valid or not, is a value of the type, which the library then accepts or refuses; without it
+ * an out-of-range value (e.g. -1) would be undefined behaviour on the C++ side. */
+#ifdef __cplusplus
+#  define GELU_ENUM_BASE : int
+#else
+#  define GELU_ENUM_BASE
+#endif
+
+typedef enum gelu_approximate GELU_ENUM_BASE {
   GELU_APPROXIMATE_NONE = 0,
   GELU_APPROXIMATE_TANH = 1,
   GELU_APPROXIMATE_SIGMOID = 2
@@ -181,7 +190,7 @@ GELU_API gelu_status gelu_geglu_rows_backward_f16(const uint16_t* grad_out, cons
  * Example:  gelu_variant v;
  *           if (gelu_variant_from_name("gelu_new", &v) != GELU_OK) abort();
  *           gelu_variant_forward_f32(v, x, y, n); */
-typedef enum gelu_variant {
+typedef enum gelu_variant GELU_ENUM_BASE {
   GELU_VARIANT_GELU = 0,
   GELU_VARIANT_GELU_PYTHON = 1,
   GELU_VARIANT_GELU_NEW = 2,
