@@ -118,42 +118,9 @@ HWY_INLINE V WithCommonRange(D d, V x, const double (&forward)[kForwardDegree + 
   return hn::IfThenElse(in_common, common, general());
 }
 
-// f(x) or f'(x) of form kForm (0 none, 1 tanh, 2 sigmoid), x holding float32 values in double lanes.
-template <int kForm, bool kDerivative, class D, class V = hn::Vec<D>>
-HWY_INLINE V GeluInDouble(D d, V x) {
-  if constexpr (kForm == 0) {
-    return WithCommonRange<kDerivative, common::kCommonExactForwardDegree, common::kCommonExactDerivativeDegree>(
-        d, x, common::kCommonExactForward, common::kCommonExactDerivative,
-        [&]() HWY_ATTR { return ExactForm<kDerivative>(d, x); });
-  } else if constexpr (kForm == 1) {
-    return WithCommonRange<kDerivative, common::kCommonTanhForwardDegree, common::kCommonTanhDerivativeDegree>(
-        d, x, common::kCommonTanhForward, common::kCommonTanhDerivative, [&]() HWY_ATTR {
-          const V x2 = hn::Mul(x, x);  // exact for float32 x
-          const V z = hn::Mul(x, hn::MulAdd(hn::Set(d, common::kTanhZ3), x2, hn::Set(d, common::kTanhZ1)));
-          const V dz = hn::MulAdd(hn::Set(d, 3.0 * common::kTanhZ3), x2, hn::Set(d, common::kTanhZ1));
-          return SigmoidForm<kDerivative>(d, x, z, dz);
-        });
-  } else {
-    const V scale = hn::Set(d, common::kSigmoidScale);
-    return SigmoidForm<kDerivative>(d, x, hn::Mul(scale, x), scale);
-  }
-}
-
-// Rounds double lanes to float32 with IEEE semantics (overflow -> inf). Highway's SCALAR target clamps
-// infinities and out-of-range values to +-FLT_MAX in DemoteTo (to keep UBSan quiet on integer demotions), which
-// would turn GELU(+inf) into FLT_MAX; the plain conversion does what the hardware does on every other target.
-template <class DF, class VD>
-HWY_INLINE hn::Vec<DF> DemoteToF32(DF df, VD v) {
-#if HWY_TARGET == HWY_SCALAR
-  return hn::Set(df, static_cast<float>(hn::GetLane(v)));
-#else
-  return hn::DemoteTo(df, v);
-#endif
-}
-
-// The general (non-common-range) double path of form kForm, as GeluInDouble takes it for |x| > 3: the float32
-// kernels send it only the lanes outside the float core range (|x| >= 3.875, infinities, NaN), so those lanes
-// get the same bits as before the float core existed.
+// The general (non-common-range) double path of form kForm: GeluInDouble takes it for |x| > 3, and the float-core
+// kernels send it the lanes outside the core range (|x| >= 3.875, infinities, NaN), so those lanes get the same
+// bits as before the float core existed.
 template <int kForm, bool kDerivative, class D, class V = hn::Vec<D>>
 HWY_INLINE V GeneralInDouble(D d, V x) {
   if constexpr (kForm == 0) {
@@ -167,6 +134,33 @@ HWY_INLINE V GeneralInDouble(D d, V x) {
     const V scale = hn::Set(d, common::kSigmoidScale);
     return SigmoidForm<kDerivative>(d, x, hn::Mul(scale, x), scale);
   }
+}
+
+// f(x) or f'(x) of form kForm (0 none, 1 tanh, 2 sigmoid), x holding float32 values in double lanes.
+template <int kForm, bool kDerivative, class D, class V = hn::Vec<D>>
+HWY_INLINE V GeluInDouble(D d, V x) {
+  const auto general = [&]() HWY_ATTR { return GeneralInDouble<kForm, kDerivative>(d, x); };
+  if constexpr (kForm == 0) {
+    return WithCommonRange<kDerivative, common::kCommonExactForwardDegree, common::kCommonExactDerivativeDegree>(
+        d, x, common::kCommonExactForward, common::kCommonExactDerivative, general);
+  } else if constexpr (kForm == 1) {
+    return WithCommonRange<kDerivative, common::kCommonTanhForwardDegree, common::kCommonTanhDerivativeDegree>(
+        d, x, common::kCommonTanhForward, common::kCommonTanhDerivative, general);
+  } else {
+    return general();
+  }
+}
+
+// Rounds double lanes to float32 with IEEE semantics (overflow -> inf). Highway's SCALAR target clamps
+// infinities and out-of-range values to +-FLT_MAX in DemoteTo (to keep UBSan quiet on integer demotions), which
+// would turn GELU(+inf) into FLT_MAX; the plain conversion does what the hardware does on every other target.
+template <class DF, class VD>
+HWY_INLINE hn::Vec<DF> DemoteToF32(DF df, VD v) {
+#if HWY_TARGET == HWY_SCALAR
+  return hn::Set(df, static_cast<float>(hn::GetLane(v)));
+#else
+  return hn::DemoteTo(df, v);
+#endif
 }
 
 // The operations policy of src/common/gelu_f32_math.h for a Highway float vector: the same IEEE operations as
@@ -248,6 +242,28 @@ HWY_INLINE void GeluF32Block(const float* g, const float* x, float* y, size_t co
   for (size_t k = 0; k < tails; ++k) y[tail_at[k]] = tail_x[k];
 }
 
+// Runs run(g, x, y, count) over [0, n): on whole runs of `lanes` elements (count a multiple of lanes, at most
+// max_count), then on the last partial run through a zero-padded stack copy of `lanes` (<= kMaxLanes) elements, so
+// every element sees the same vector code whatever n and alignment are (Highway 1.0.3 has no LoadN/StoreN).
+template <size_t kMaxLanes, bool kBackward, class Run>
+HWY_INLINE void WholeRunsThenPadded(const float* g, const float* x, float* y, size_t n, size_t lanes,
+                                    size_t max_count, const Run& run) {
+  const size_t whole = n - n % lanes;
+  for (size_t i = 0; i < whole; i += max_count) {
+    run(kBackward ? g + i : nullptr, x + i, y + i, HWY_MIN(max_count, whole - i));
+  }
+  if (whole < n) {
+    HWY_ALIGN float xb[kMaxLanes] = {}, gb[kMaxLanes] = {}, yb[kMaxLanes];
+    const size_t rest = n - whole;
+    for (size_t j = 0; j < rest; ++j) {
+      xb[j] = x[whole + j];
+      if constexpr (kBackward) gb[j] = g[whole + j];
+    }
+    run(gb, xb, yb, lanes);
+    for (size_t j = 0; j < rest; ++j) y[whole + j] = yb[j];
+  }
+}
+
 // Targets without a native FMA (SSSE3, SSE4, the one-lane fallbacks): the float core's error analysis rests on
 // fused multiply-adds (the exact TwoProduct, one rounding in the last step), so these targets keep the float32
 // kernel of before, every lane through the double path: y = f(x) or g * f'(x) in double, rounded once
@@ -259,51 +275,27 @@ HWY_INLINE void GeluF32LoopInDouble(const float* g, const float* x, float* y, si
   const hn::ScalableTag<double> dd;
   const hn::Rebind<float, decltype(dd)> df;
   const size_t N = hn::Lanes(dd);
-  auto one = [&](const float* gp, const float* xp, float* yp) HWY_ATTR {
+  WholeRunsThenPadded<hn::MaxLanes(df), kBackward>(g, x, y, n, N, N, [&](const float* gp, const float* xp, float* yp, size_t) HWY_ATTR {
     const auto xd = hn::PromoteTo(dd, hn::LoadU(df, xp));
     auto v = GeluInDouble<kForm, kBackward>(dd, xd);
     if constexpr (kBackward) v = hn::Mul(hn::PromoteTo(dd, hn::LoadU(df, gp)), v);
     hn::StoreU(DemoteToF32(df, v), df, yp);
-  };
-  size_t i = 0;
-  for (; i + N <= n; i += N) one(kBackward ? g + i : nullptr, x + i, y + i);
-  if (i < n) {
-    HWY_ALIGN float xb[hn::MaxLanes(df)] = {}, gb[hn::MaxLanes(df)] = {}, yb[hn::MaxLanes(df)];
-    const size_t rest = n - i;
-    for (size_t j = 0; j < rest; ++j) {
-      xb[j] = x[i + j];
-      if constexpr (kBackward) gb[j] = g[i + j];
-    }
-    one(gb, xb, yb);
-    for (size_t j = 0; j < rest; ++j) y[i + j] = yb[j];
-  }
+  });
 }
 
-// The float32 loop: whole blocks, then the last partial vector through a zero-padded stack copy, so every element
-// sees the same vector code. No HWY_RESTRICT: in-place calls are allowed (each block reads a vector before it
-// writes it, and keeps its tail inputs).
+// The float32 loop: blocks of whole vectors, then the last partial vector padded. No HWY_RESTRICT: in-place calls
+// are allowed (each block reads a vector before it writes it, and keeps its tail inputs).
 template <int kForm, bool kBackward>
 HWY_INLINE void GeluF32Loop(const float* g, const float* x, float* y, size_t n) {
 #if !HWY_NATIVE_FMA || (HWY_ARCH_X86 && HWY_TARGET == HWY_AVX2)
   GeluF32LoopInDouble<kForm, kBackward>(g, x, y, n);
 #else
   const hn::ScalableTag<float> df;
-  const size_t N = hn::Lanes(df);
-  const size_t whole = n - n % N;
-  for (size_t i = 0; i < whole; i += kTailBlock) {
-    const size_t count = HWY_MIN(kTailBlock, whole - i);
-    GeluF32Block<kForm, kBackward>(kBackward ? g + i : nullptr, x + i, y + i, count);
-  }
-  if (whole < n) {
-    HWY_ALIGN float xb[hn::MaxLanes(df)] = {}, gb[hn::MaxLanes(df)] = {}, yb[hn::MaxLanes(df)];
-    const size_t rest = n - whole;
-    for (size_t j = 0; j < rest; ++j) {
-      xb[j] = x[whole + j];
-      if constexpr (kBackward) gb[j] = g[whole + j];
-    }
-    GeluF32Block<kForm, kBackward>(gb, xb, yb, N);
-    for (size_t j = 0; j < rest; ++j) y[whole + j] = yb[j];
-  }
+  WholeRunsThenPadded<hn::MaxLanes(df), kBackward>(
+      g, x, y, n, hn::Lanes(df), kTailBlock,
+      [](const float* gp, const float* xp, float* yp, size_t count) HWY_ATTR {
+        GeluF32Block<kForm, kBackward>(gp, xp, yp, count);
+      });
 #endif
 }
 
