@@ -205,10 +205,9 @@ void BM_Gelu(benchmark::State& state, const Library& lib, Op op, gelu_approximat
   SetCounters(state, n, (op == Op::kForward ? 2 : 3) * n * sizeof(T));
 }
 
-// Every f32 function of `lib` at 64 Ki elements, 1 thread, forced to `target`.
+// One f32 function of `lib` on n elements, 1 thread, forced to `target` (the label names the target it reports).
 void BM_GeluF32ForcedTarget(benchmark::State& state, const Library& lib, int64_t target, Op op, gelu_approximate form,
-                            Dist dist) {
-  constexpr size_t n = size_t{64} << 10;
+                            Dist dist, size_t n) {
   hwy::SetSupportedTargetsForTest(target);
   SetThreads(Threads::kOne);
   const float* x = Input<float>(dist);
@@ -222,7 +221,7 @@ void BM_GeluF32ForcedTarget(benchmark::State& state, const Library& lib, int64_t
     benchmark::DoNotOptimize(y);
     benchmark::ClobberMemory();
   }
-  hwy::SetSupportedTargetsForTest(0);
+  hwy::SetSupportedTargetsForTest(0);  // back to the CPU's own set for the benchmarks that follow
   if (status != GELU_OK) state.SkipWithError(gelu_status_string(status));
   if (chosen != hwy::TargetName(target)) {
     state.SkipWithError(("simd_target() is " + chosen + ", not the forced target").c_str());
@@ -233,27 +232,6 @@ void BM_GeluF32ForcedTarget(benchmark::State& state, const Library& lib, int64_t
 
 // Forced Highway target: the library dispatches through the process-wide hwy::ChosenTarget, which
 // SetSupportedTargetsForTest re-points; gelu_simd_target() then must name the forced target.
-void BM_GeluF32Target(benchmark::State& state, int64_t target) {
-  const size_t n = static_cast<size_t>(state.range(0));
-  hwy::SetSupportedTargetsForTest(target);
-  SetThreads(Threads::kOne);
-  const float* x = Input<float>(Dist::kNormal);
-  float* y = Data<float>().out.get();
-  gelu_status status = gelu_forward_f32(x, y, n, GELU_APPROXIMATE_NONE);  // also makes the dispatch settle
-  const std::string chosen = gelu_simd_target();
-  for (auto _ : state) {
-    status = gelu_forward_f32(x, y, n, GELU_APPROXIMATE_NONE);
-    benchmark::DoNotOptimize(y);
-    benchmark::ClobberMemory();
-  }
-  hwy::SetSupportedTargetsForTest(0);  // back to the CPU's own set for the benchmarks that follow
-  if (status != GELU_OK) state.SkipWithError(gelu_status_string(status));
-  if (chosen != hwy::TargetName(target)) {
-    state.SkipWithError(("gelu_simd_target() is " + chosen + ", not the forced target").c_str());
-  }
-  state.SetLabel(chosen);
-  SetCounters(state, n, 2 * n * sizeof(float));
-}
 
 // ------------------------------------------------------------------------------------------- floors, baselines
 
@@ -410,7 +388,10 @@ void RegisterType() {
 void RegisterTargets() {
   for (const int64_t target : hwy::SupportedAndGeneratedTargets()) {
     auto* b = benchmark::RegisterBenchmark((std::string("BM_GeluF32/") + hwy::TargetName(target)).c_str(),
-                                          [=](benchmark::State& s) { BM_GeluF32Target(s, target); });
+                                          [=](benchmark::State& s) {
+                                            BM_GeluF32ForcedTarget(s, Ours(), target, Op::kForward, GELU_APPROXIMATE_NONE,
+                                                                   Dist::kNormal, static_cast<size_t>(s.range(0)));
+                                          });
     for (const size_t n : kSizes) b->Arg(static_cast<int64_t>(n));
     Finish(b, Threads::kOne);
     constexpr gelu_approximate kForms[] = {GELU_APPROXIMATE_NONE, GELU_APPROXIMATE_TANH, GELU_APPROXIMATE_SIGMOID};
@@ -426,7 +407,7 @@ void RegisterTargets() {
                                           size_t{64} << 10);
             Finish(benchmark::RegisterBenchmark(name.c_str(),
                                                 [=](benchmark::State& s) {
-                                                  BM_GeluF32ForcedTarget(s, *lib, target, op, form, dist);
+                                                  BM_GeluF32ForcedTarget(s, *lib, target, op, form, dist, size_t{64} << 10);
                                                 }),
                    Threads::kOne);
           }
