@@ -83,6 +83,7 @@ int Spawn(const std::vector<std::string>& argv) {
 struct TempDir {
   std::filesystem::path path;
   TempDir() {
+    // mkdtemp replaces the six X with a unique suffix and creates the directory (the template its API requires).
     std::string t = (std::filesystem::temp_directory_path() / "gelu-plot-XXXXXX").string();
     if (mkdtemp(t.data()) == nullptr) throw Failure(fmt::format("cannot create a temporary directory: {}", std::strerror(errno)));
     path = t;
