@@ -2,12 +2,12 @@
 // Named GELU variants (Hugging Face transformers' ACT2FN names): lookup by name and the C entry points.
 // Each name maps to the kernel of its own formula (docs/VARIANTS.md): the three forms reuse the form kernels
 // (float32: the very functions gelu_forward_f32/gelu_backward_f32, so the bits match them), gelu_fast and gelu_10
-// have kernels of their own (src/cpu/gelu_half-inl.h, KindInDouble).
+// have kernels of their own (src/cpu/storage_loops-inl.h, KindInDouble).
 #include <cstdint>
 #include <cstring>
 
 #include "gelu/gelu.h"
-#include "src/cpu/half_kernels.h"
+#include "src/cpu/storage_kernels.h"
 
 namespace {
 

@@ -51,7 +51,7 @@ template <int Form> using ForwardF16Op = ForwardHalfOp<common::F16, Form>;
 template <int Form> using BackwardF16Op = BackwardHalfOp<common::F16, Form>;
 
 // ---- Fused operations (src/cuda/gelu_fused.cu), per element, as the CPU library computes them
-// (src/cpu/gelu_half-inl.h: KindForOutput, BiasSum, the GEGLU loops): storage formats with exact widening to float
+// (src/cpu/storage_loops-inl.h: KindForOutput, BiasSum, the GEGLU loops): storage formats with exact widening to float
 // and one rounding from double.
 struct F32Format {
   using T = float;

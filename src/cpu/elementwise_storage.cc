@@ -1,17 +1,19 @@
 // SPDX-License-Identifier: Apache-2.0
-// Elementwise bf16 / fp16 GELU (and the float32 kernels of the gelu_fast and gelu_10 variants): compiled once per
-// Highway target, chosen at run time, plus the C entry points gelu_{forward,backward}_{bf16,f16}.
+// Elementwise GELU on a storage type (src/cpu/storage_kernels.h): bf16 / fp16 for every formula, float32 for the
+// gelu_fast and gelu_10 variants (the three forms' float32 kernels are src/cpu/gelu_f32.cc). Compiled once per
+// Highway target, chosen at run time; plus the bf16/fp16 lookup tables, the threaded driver RunElementwise and the
+// C entry points gelu_{forward,backward}_{bf16,f16}.
 #include <cstddef>
 #include <cstdint>
 
 #include "src/common/validate.h"
-#include "src/cpu/half_kernels.h"
+#include "src/cpu/storage_kernels.h"
 
 #undef HWY_TARGET_INCLUDE
-#define HWY_TARGET_INCLUDE "src/cpu/gelu_half.cc"  // this file, relative to the repo root
+#define HWY_TARGET_INCLUDE "src/cpu/elementwise_storage.cc"  // this file, relative to the repo root
 #include "hwy/foreach_target.h"                      // IWYU pragma: keep
 #include "hwy/highway.h"
-#include "src/cpu/gelu_half-inl.h"
+#include "src/cpu/storage_loops-inl.h"
 
 HWY_BEFORE_NAMESPACE();
 namespace gelu {

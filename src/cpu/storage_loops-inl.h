@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
-// Per-target vector code for half precision (bf16, fp16), the fused ops (bias + GELU, GEGLU) and the named
-// variants (gelu_fast, gelu_10). Included once per target by src/cpu/gelu_half.cc and src/cpu/gelu_fused.cc
-// (foreach_target.h), and by tests/half/half_round_test.cc.
+// Per-target loops over a storage type (float32, bf16, fp16): widening loads and once-rounding stores
+// (RoundToHalfGrid), the formulas of the named variants (gelu_fast, gelu_10) next to the three forms, and the
+// elementwise, bias + GELU and GEGLU loops. Included once per target by src/cpu/elementwise_storage.cc and
+// src/cpu/gelu_fused.cc (foreach_target.h), and by tests/half/half_round_test.cc; their entry points are declared
+// in src/cpu/storage_kernels.h.
 //
 // Every function here evaluates GELU through GeluInDouble (src/cpu/gelu-inl.h) in double lanes, on inputs
 // that are float32 values: half inputs widen exactly to float, and the bias sum is rounded to float first.
@@ -15,11 +17,11 @@
 // code on every rounding boundary of both formats.
 
 // Toggle guard, as Highway's skeleton-inl.h: this part is re-included once per target.
-#if defined(GELU_SRC_CPU_GELU_HALF_INL_H_) == defined(HWY_TARGET_TOGGLE)
-#ifdef GELU_SRC_CPU_GELU_HALF_INL_H_
-#undef GELU_SRC_CPU_GELU_HALF_INL_H_
+#if defined(GELU_SRC_CPU_STORAGE_LOOPS_INL_H_) == defined(HWY_TARGET_TOGGLE)
+#ifdef GELU_SRC_CPU_STORAGE_LOOPS_INL_H_
+#undef GELU_SRC_CPU_STORAGE_LOOPS_INL_H_
 #else
-#define GELU_SRC_CPU_GELU_HALF_INL_H_
+#define GELU_SRC_CPU_STORAGE_LOOPS_INL_H_
 #endif
 
 #include <cmath>  // HUGE_VAL
@@ -29,7 +31,7 @@
 #include "hwy/highway.h"
 #include "src/common/half.h"
 #include "src/cpu/gelu-inl.h"
-#include "src/cpu/half_kernels.h"  // the variants' constants
+#include "src/cpu/storage_kernels.h"  // the variants' constants
 
 HWY_BEFORE_NAMESPACE();
 namespace gelu {
@@ -203,7 +205,7 @@ HWY_INLINE hn::Vec<DD> LoadD(DD dd, const typename Io::T* p) {
   return hn::PromoteTo(dd, Io::LoadF(df, p));
 }
 
-// table[h] for the Lanes(dd) half-precision encodings h at p (the per-input tables of src/cpu/gelu_half.cc).
+// table[h] for the Lanes(dd) half-precision encodings h at p (the per-input tables of src/cpu/elementwise_storage.cc).
 template <class DD>
 HWY_INLINE hn::Vec<DD> GatherByBits(DD dd, const double* table, const uint16_t* p) {
   const hn::Rebind<uint16_t, DD> d16;
@@ -431,4 +433,4 @@ HWY_INLINE void GegluBackwardLoop(const typename Io::T* g, size_t ldg, const typ
 }  // namespace gelu
 HWY_AFTER_NAMESPACE();
 
-#endif  // GELU_SRC_CPU_GELU_HALF_INL_H_ toggle
+#endif  // GELU_SRC_CPU_STORAGE_LOOPS_INL_H_ toggle

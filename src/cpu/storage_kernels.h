@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
-// Internal entry points of the half-precision, fused and variant kernels (src/cpu/gelu_half.cc,
-// src/cpu/gelu_fused.cc). Each kernel call is single-threaded and dispatched (HWY_DYNAMIC_DISPATCH); the Run*
-// functions validate (src/common/validate.h) and split over threads.
+// Internal entry points of the kernels that take a storage type (float32, bf16, fp16: `Io` below) and any
+// formula (the three forms and the variants gelu_fast, gelu_10): elementwise (src/cpu/elementwise_storage.cc),
+// bias + GELU and GEGLU (src/cpu/gelu_fused.cc), the bf16/fp16 lookup tables, and the variants' constants. Their
+// per-target loops are src/cpu/storage_loops-inl.h. Each kernel call is single-threaded and dispatched
+// (HWY_DYNAMIC_DISPATCH); the Run* functions validate (src/common/validate.h) and split over threads.
 // Not installed; not part of the ABI.
-#ifndef GELU_SRC_CPU_HALF_KERNELS_H_
-#define GELU_SRC_CPU_HALF_KERNELS_H_
+#ifndef GELU_SRC_CPU_STORAGE_KERNELS_H_
+#define GELU_SRC_CPU_STORAGE_KERNELS_H_
 
 #include <cstddef>
 #include <cstdint>
@@ -55,7 +57,7 @@ void GegluBackward(Io io, int kind, const void* g, size_t ldg, const void* a, si
                    void* grad_a, size_t ldga, void* grad_b, size_t ldgb, size_t cols, size_t begin, size_t end,
                    const double* ftab, const double* dtab);
 
-// Per-input tables of a half type (src/cpu/gelu_half.cc): f rounded to the type (uint16_t[65536]), or f or f'
+// Per-input tables of a half type (src/cpu/elementwise_storage.cc): f rounded to the type (uint16_t[65536]), or f or f'
 // in double before any multiplication and rounding (double[65536]), as the kernels compute them for the SIMD
 // target chosen now; built on first use. Null if memory could not be had (then run the kernels).
 enum HalfTableKind : int { kTableRounded = 0, kTableForward = 1, kTableDerivative = 2 };
@@ -68,4 +70,4 @@ gelu_status RunElementwise(Io io, int kind, bool backward, const void* g, const 
 
 }  // namespace gelu::cpu
 
-#endif  // GELU_SRC_CPU_HALF_KERNELS_H_
+#endif  // GELU_SRC_CPU_STORAGE_KERNELS_H_
