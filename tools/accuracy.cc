@@ -125,7 +125,7 @@ AccuracyResult ComputeAccuracy(const AccuracyOptions& o) {
   const auto t0 = std::chrono::steady_clock::now();
   // The table's float32 functions of the chosen forms, in table order (forward, then backward).
   std::vector<Function> fns;
-  const std::vector<Approximation> forms = ParseForms(o.approximate);
+  const std::vector<Approximation> forms = ParseForms(o.approximate, /*with_all=*/true);
   for (const common::Function& row : common::kFunctions) {
     if (!row.Has(common::kF32) || !common::IsApproximateForm(row.form)) continue;
     const auto a = static_cast<Approximation>(static_cast<int>(row.form));
@@ -226,7 +226,7 @@ AccuracyResult ComputeAccuracy(const AccuracyOptions& o) {
 
 std::string FormatAccuracy(const AccuracyResult& r, Format f) {
   const auto name = [](const AccuracyRow& row) {
-    return fmt::format("{} {}", row.backward ? "backward" : "forward", to_string(row.form));
+    return fmt::format("{} {}", row.backward ? "backward" : "forward", FormName(row.form));
   };
   const auto impl = [](const AccuracyRow& row) { return row.naive ? "naive" : "gelu"; };
   const auto verdict = [](const AccuracyRow& row) { return row.naive ? "-" : row.pass() ? "PASS" : "FAIL"; };
@@ -301,9 +301,7 @@ Command AddAccuracyCommand(CLI::App& app) {
       "accuracy", "Max ULP error of every float32 function against the double-precision reference, where it "
                   "occurs, the naive formula beside it, and PASS/FAIL against the library's claims (exit 1 on FAIL)");
   sub->add_flag("--exhaustive", o->exhaustive, "All 2^32 float32 inputs (minutes; progress bar and ETA)");
-  sub->add_option("--approximate,-a", o->approximate, "Forms: none, tanh, sigmoid or all")
-      ->check(CLI::IsMember(FormChoices(/*with_all=*/true)))
-      ->capture_default_str();
+  AddFormOption(*sub, &o->approximate, "Forms: {}", /*with_all=*/true);
   sub->add_option("--threads,-t", o->threads, "Worker threads (0: all hardware threads)")->capture_default_str();
   sub->add_option("--range", *range, "With --exhaustive: only bit patterns LO:HI (hex or decimal), a spot check");
   sub->add_option("--format", *format, "Output: table, csv or json")

@@ -39,8 +39,7 @@ void ComputeF16(std::vector<uint16_t>& x, const std::vector<uint16_t>* grad, App
 }  // namespace
 
 int RunApply(const ApplyOptions& o) {
-  const std::vector<Approximation> forms = ParseForms(o.approximate);
-  if (forms.size() != 1) throw Failure("--approximate must be none, tanh or sigmoid");
+  const Approximation form = ParseForms(o.approximate, /*with_all=*/false).front();
   if (o.threads < 0) throw Failure("--threads must be >= 0 (0: all hardware threads)");
   gelu::set_num_threads(o.threads);
   const auto t0 = std::chrono::steady_clock::now();
@@ -68,9 +67,9 @@ int RunApply(const ApplyOptions& o) {
     }
   }
   switch (x.dtype) {
-    case npy::DType::f32: Compute(x.f32, grad ? &grad->f32 : nullptr, forms[0]); break;
-    case npy::DType::f64: Compute(x.f64, grad ? &grad->f64 : nullptr, forms[0]); break;
-    case npy::DType::f16: ComputeF16(x.f16, grad ? &grad->f16 : nullptr, forms[0]); break;
+    case npy::DType::f32: Compute(x.f32, grad ? &grad->f32 : nullptr, form); break;
+    case npy::DType::f64: Compute(x.f64, grad ? &grad->f64 : nullptr, form); break;
+    case npy::DType::f16: ComputeF16(x.f16, grad ? &grad->f16 : nullptr, form); break;
   }
   npy::Write(o.out, x);
   if (o.verbose) {
@@ -78,7 +77,7 @@ int RunApply(const ApplyOptions& o) {
     std::fprintf(stderr, "%s", fmt::format("gelu apply: wrote '{}': {} {} {}, {} elements, {} {} ({})\n", o.out,
                                            npy::to_string(x.dtype), npy::ShapeString(x.shape),
                                            x.fortran_order ? "Fortran order" : "C order", x.size(),
-                                           o.backward ? "backward" : "forward", to_string(forms[0]), Duration(s))
+                                           o.backward ? "backward" : "forward", FormName(form), Duration(s))
                                    .c_str());
   }
   return 0;
@@ -93,9 +92,7 @@ Command AddApplyCommand(CLI::App& app) {
                "OUT may be IN and a failure leaves OUT untouched");
   sub->add_option("IN", o->in, "Input .npy (x)")->required();
   sub->add_option("OUT", o->out, "Output .npy: f(x), or GRAD * f'(x) with --backward")->required();
-  sub->add_option("--approximate,-a", o->approximate, "Form: none (exact), tanh or sigmoid")
-      ->check(CLI::IsMember(FormChoices(/*with_all=*/false)))
-      ->capture_default_str();
+  AddFormOption(*sub, &o->approximate, "Form: {} (none: the exact GELU)", /*with_all=*/false);
   auto* backward_opt = sub->add_option("--backward", *backward,
                                        "GRAD .npy (grad_out, same shape and dtype as IN): write GRAD * f'(IN)");
   sub->add_option("--threads,-t", o->threads, "Threads (0: all hardware threads)")->capture_default_str();

@@ -119,11 +119,11 @@ void BenchDtype(const BenchOptions& o, const std::vector<uint64_t>& sizes, const
                        },
                        3});
       for (Approximation a : forms) {
-        cases.push_back({"forward", to_string(a), [&, a] { gelu::forward(x.cspan(), y.span(), a); }, 2});
+        cases.push_back({"forward", FormName(a), [&, a] { gelu::forward(x.cspan(), y.span(), a); }, 2});
       }
       for (Approximation a : forms) {
         cases.push_back(
-            {"backward", to_string(a), [&, a] { gelu::backward(g.cspan(), x.cspan(), y.span(), a); }, 3});
+            {"backward", FormName(a), [&, a] { gelu::backward(g.cspan(), x.cspan(), y.span(), a); }, 3});
       }
       gelu::set_num_threads(threads);
       double copy_gbs = 0;
@@ -173,7 +173,7 @@ BenchResult ComputeBench(const BenchOptions& o) {
   for (int t : thread_list) {
     if (t < 1) throw Failure("--threads values must be >= 1");
   }
-  const std::vector<Approximation> forms = ParseForms(o.approximate);
+  const std::vector<Approximation> forms = ParseForms(o.approximate, /*with_all=*/true);
   std::vector<std::string> dtypes;
   if (o.dtype == "all") {
     dtypes = {"float32", "float64"};
@@ -263,9 +263,7 @@ Command AddBenchCommand(CLI::App& app) {
   sub->add_option("--format", *format, "Output: table, csv or json")
       ->check(CLI::IsMember(FormatChoices()))
       ->capture_default_str();
-  sub->add_option("--approximate,-a", o->approximate, "Forms to time: none, tanh, sigmoid or all")
-      ->check(CLI::IsMember(FormChoices(/*with_all=*/true)))
-      ->capture_default_str();
+  AddFormOption(*sub, &o->approximate, "Forms to time: {}", /*with_all=*/true);
   sub->add_option("--dtype", o->dtype, "float32, float64 or all")
       ->check(CLI::IsMember({"float32", "float64", "all"}))
       ->capture_default_str();

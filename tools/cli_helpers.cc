@@ -2,13 +2,15 @@
 // The helpers every `gelu` subcommand shares; see cli_helpers.h.
 #include "tools/cli_helpers.h"
 
+#include <CLI/CLI.hpp>
 #include <fmt/format.h>
 #include <unistd.h>
 
 #include <cmath>
-#include <iterator>
 #include <string>
 #include <vector>
+
+#include "src/common/functions.h"
 
 namespace gelu::cli {
 
@@ -21,23 +23,42 @@ Format ParseFormat(const std::string& s) {
 
 std::vector<std::string> FormatChoices() { return {"table", "csv", "json"}; }
 
-namespace {
-constexpr Approximation kForms[] = {Approximation::none, Approximation::tanh, Approximation::sigmoid};
-}  // namespace
+std::vector<Approximation> AllForms() {
+  std::vector<Approximation> forms;
+  for (int f = 0; f < common::kNumForms; ++f) forms.push_back(static_cast<Approximation>(f));
+  return forms;
+}
 
-std::vector<Approximation> ParseForms(const std::string& s) {
-  if (s == "all") return {std::begin(kForms), std::end(kForms)};
-  for (Approximation a : kForms) {
-    if (s == to_string(a)) return {a};
+const char* FormName(Approximation a) { return common::kFormNames[static_cast<int>(a)]; }
+
+std::vector<Approximation> ParseForms(const std::string& s, bool with_all) {
+  if (with_all && s == "all") return AllForms();
+  for (Approximation a : AllForms()) {
+    if (s == FormName(a)) return {a};
   }
-  throw Failure("--approximate must be none, tanh, sigmoid or all, not '" + s + "'");
+  throw Failure("--approximate must be " + FormList(with_all) + ", not '" + s + "'");
 }
 
 std::vector<std::string> FormChoices(bool with_all) {
   std::vector<std::string> names;
-  for (Approximation a : kForms) names.push_back(to_string(a));
+  for (Approximation a : AllForms()) names.push_back(FormName(a));
   if (with_all) names.push_back("all");
   return names;
+}
+
+std::string FormList(bool with_all) {
+  const std::vector<std::string> names = FormChoices(with_all);
+  std::string list;
+  for (size_t i = 0; i < names.size(); ++i) {
+    list += (i == 0 ? "" : i + 1 == names.size() ? " or " : ", ") + names[i];
+  }
+  return list;
+}
+
+CLI::Option* AddFormOption(CLI::App& sub, std::string* value, const std::string& help, bool with_all) {
+  return sub.add_option("--approximate,-a", *value, fmt::format(fmt::runtime(help), FormList(with_all)))
+      ->check(CLI::IsMember(FormChoices(with_all)))
+      ->capture_default_str();
 }
 
 std::string HumanCount(uint64_t n) {

@@ -86,7 +86,7 @@ int Eval(const EvalOptions& o) {
                         : fmt::format("{}: '{}' is not a {} number", tokens[i].where, shown, type));
     }
   }
-  const std::vector<Approximation> forms = ParseForms(o.approximate);
+  const std::vector<Approximation> forms = ParseForms(o.approximate, /*with_all=*/true);
   std::vector<std::vector<T>> y(forms.size(), std::vector<T>(x.size())), dy = y;
   const std::vector<T> ones(x.size(), T(1));
   for (size_t f = 0; f < forms.size(); ++f) {
@@ -99,7 +99,7 @@ int Eval(const EvalOptions& o) {
   if (o.grad) header.push_back("grad");
   for (size_t i = 0; i < x.size(); ++i) {
     for (size_t f = 0; f < forms.size(); ++f) {
-      std::vector<std::string> row = {fmt::format("{}", x[i]), to_string(forms[f]), fmt::format("{}", y[f][i])};
+      std::vector<std::string> row = {fmt::format("{}", x[i]), FormName(forms[f]), fmt::format("{}", y[f][i])};
       if (o.grad) row.push_back(fmt::format("{}", dy[f][i]));
       cells.push_back(std::move(row));
     }
@@ -114,7 +114,7 @@ int Eval(const EvalOptions& o) {
     for (size_t i = 0; i < x.size(); ++i) {
       for (size_t f = 0; f < forms.size(); ++f, ++k) {
         out += fmt::format("{}\n  {{\"x\": {}, \"approximate\": \"{}\", \"gelu\": {}", k ? "," : "",
-                           JsonNumber(x[i]), to_string(forms[f]), JsonNumber(y[f][i]));
+                           JsonNumber(x[i]), FormName(forms[f]), JsonNumber(y[f][i]));
         if (o.grad) out += fmt::format(", \"grad\": {}", JsonNumber(dy[f][i]));
         out += "}";
       }
@@ -184,9 +184,7 @@ Command AddEvalCommand(CLI::App& app) {
   auto format = std::make_shared<std::string>("table");
   auto* sub = app.add_subcommand("eval", "Print f(x) (and f'(x) with --grad) for numbers given as arguments, or read "
                                          "whitespace-separated from stdin when none are given");
-  sub->add_option("--approximate,-a", o->approximate, "Form: none (exact), tanh, sigmoid or all")
-      ->check(CLI::IsMember(FormChoices(/*with_all=*/true)))
-      ->capture_default_str();
+  AddFormOption(*sub, &o->approximate, "Form: {} (none: the exact GELU)", /*with_all=*/true);
   sub->add_flag("--grad,-g", o->grad, "Also print the derivative f'(x)");
   sub->add_option("--dtype", o->dtype, "Compute in float32 or float64")
       ->check(CLI::IsMember({"float32", "float64"}))

@@ -15,7 +15,7 @@ Extremum FindMinimum(Approximation form) {
   // sqrt2) for the exact form; likewise for the others), so the bracket holds exactly one root.
   double lo = -2.0, hi = -0.3;
   if (!(gelu::derivative(lo, form) < 0 && gelu::derivative(hi, form) > 0)) {
-    throw Failure(fmt::format("f' of the {} form does not change sign on [-2, -0.3]", to_string(form)));
+    throw Failure(fmt::format("f' of the {} form does not change sign on [-2, -0.3]", FormName(form)));
   }
   // Bisect until the interval is two adjacent doubles.
   while (true) {

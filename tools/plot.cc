@@ -16,6 +16,7 @@
 #include <filesystem>
 #include <fstream>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "gelu/gelu.hpp"
@@ -109,16 +110,21 @@ std::vector<std::string> MakePlots(const PlotOptions& o) {
   }
   const std::filesystem::path script = FindScript();
   const Extremum m = FindMinimum(Approximation::none);
-  constexpr Approximation kForms[] = {Approximation::none, Approximation::tanh, Approximation::sigmoid};
+  const std::vector<Approximation> forms = AllForms();
 
   // Curves on [-4, 4], step 1/200, everything from the library in float64 (ReLU and Leaky ReLU are trivial).
-  std::string curves = "x,relu,leaky,d_relu,d_leaky,f_none,f_tanh,f_sigmoid,d_none,d_tanh,d_sigmoid\n";
+  // Columns f_<form>, d_<form> for every form of the table (f_none, ..., d_sigmoid: the names the script reads).
+  std::string curves = "x,relu,leaky,d_relu,d_leaky";
+  for (const char* prefix : {",f_", ",d_"}) {
+    for (Approximation a : forms) curves += prefix + std::string(FormName(a));
+  }
+  curves += "\n";
   for (int i = -800; i <= 800; ++i) {
     const double x = i / 200.0;
     curves += fmt::format("{},{},{},{},{}", Num(x), Num(x > 0 ? x : 0.0), Num(x > 0 ? x : o.leaky_slope * x),
                           x > 0 ? 1 : 0, Num(x > 0 ? 1.0 : o.leaky_slope));
-    for (Approximation a : kForms) curves += "," + Num(gelu::forward(x, a));
-    for (Approximation a : kForms) curves += "," + Num(gelu::derivative(x, a));
+    for (Approximation a : forms) curves += "," + Num(gelu::forward(x, a));
+    for (Approximation a : forms) curves += "," + Num(gelu::derivative(x, a));
     curves += "\n";
   }
   // Each approximation minus the exact form on [-8, 8], step 1/100, float64.

@@ -14,9 +14,12 @@
 #include <fstream>
 #include <iterator>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "gelu/gelu.hpp"
+#include "src/common/functions.h"
+#include "tools/cli_helpers.h"
 #include "tools/commands.h"
 #include "tools/npy.h"
 
@@ -125,6 +128,78 @@ TEST_F(CliInProcess, ApplyOnAFullDiskLeavesInputIntactAndNoPartialOutput) {
   }
   EXPECT_EQ(Slurp(in), before);
   EXPECT_EQ(Listing(), std::vector<std::string>{"x.npy"});
+}
+
+// --approximate is the function table's list of forms (src/common/functions.h): every name the table gives is
+// accepted, as that form, by every command that takes it; nothing else is; and the help and the error messages
+// list exactly those names. Everything expected here is built from the table, so a CLI that spelled the forms
+// itself would fail once the two disagreed.
+TEST(CliForms, TheApproximateOptionIsTheFunctionTable) {
+  using gelu::Approximation;
+  namespace cli = gelu::cli;
+  namespace common = gelu::common;
+  std::vector<std::string> names;  // the table's form names
+  for (int f = 0; f < common::kNumForms; ++f) names.push_back(common::kFormNames[f]);
+  std::vector<std::string> with_all = names;
+  with_all.push_back("all");
+  // {"a", "b", "c"} -> "a, b or c" (in words) and "{a,b,c}" (as CLI11 lists a set).
+  const auto words = [](const std::vector<std::string>& v) {
+    std::string s;
+    for (size_t i = 0; i < v.size(); ++i) s += (i == 0 ? "" : i + 1 == v.size() ? " or " : ", ") + v[i];
+    return s;
+  };
+  const auto braces = [](const std::vector<std::string>& v) {
+    std::string s = "{";
+    for (size_t i = 0; i < v.size(); ++i) s += (i == 0 ? "" : ",") + v[i];
+    return s + "}";
+  };
+  const std::string list = words(names), list_all = words(with_all);
+
+  ASSERT_EQ(cli::AllForms().size(), static_cast<size_t>(common::kNumForms));
+  for (int f = 0; f < common::kNumForms; ++f) {
+    const auto a = static_cast<Approximation>(f);
+    SCOPED_TRACE(names[f]);
+    EXPECT_EQ(cli::AllForms()[f], a);
+    EXPECT_EQ(cli::FormName(a), names[f]);
+    EXPECT_EQ(std::string(gelu::to_string(a)), names[f]) << "gelu.hpp's to_string and the table disagree";
+    for (bool all : {false, true}) EXPECT_EQ(cli::ParseForms(names[f], all), std::vector<Approximation>{a});
+    // The command line takes the name and computes that form.
+    const Result r = RunGelu({"eval", "--format", "csv", "-a", names[f], "0.5"});
+    ASSERT_EQ(r.rc, 0) << r.err;
+    EXPECT_EQ(r.out, fmt::format("x,approximate,gelu\n0.5,{},{}\n", names[f], gelu::forward(0.5, a)));
+  }
+  EXPECT_EQ(cli::ParseForms("all", true), cli::AllForms());
+  EXPECT_EQ(cli::FormChoices(false), names);
+  EXPECT_EQ(cli::FormChoices(true), with_all);
+  EXPECT_EQ(cli::FormList(false), list);
+  EXPECT_EQ(cli::FormList(true), list_all);
+  const std::vector<std::pair<std::string, bool>> refused = {{"erf", false}, {"erf", true}, {"all", false}};
+  for (const auto& [s, all_ok] : refused) {
+    try {
+      cli::ParseForms(s, all_ok);
+      ADD_FAILURE() << s << " was accepted";
+    } catch (const cli::Failure& e) {
+      EXPECT_EQ(std::string(e.what()), "--approximate must be " + (all_ok ? list_all : list) + ", not '" + s + "'");
+    }
+  }
+
+  // Each command that takes --approximate: its help lists the table's names, and CLI11 refuses any other name
+  // by listing them.
+  const std::vector<std::pair<std::string, bool>> commands = {
+      {"eval", true}, {"apply", false}, {"accuracy", true}, {"bench", true}};
+  for (const auto& [command, all_ok] : commands) {
+    SCOPED_TRACE(command);
+    const Result help = RunGelu({command, "--help"});
+    EXPECT_EQ(help.rc, 0) << help.err;
+    EXPECT_NE(help.out.find(all_ok ? list_all : list), std::string::npos) << help.out;
+    std::vector<std::string> args = {command, "-a", "erf"};
+    if (command == "apply") args.insert(args.begin() + 1, {"x.npy", "y.npy"});
+    const Result bad = RunGelu(args);
+    EXPECT_GE(bad.rc, 100) << "CLI11's usage status";
+    EXPECT_NE(bad.err.find("--approximate: erf not in " + braces(all_ok ? with_all : names)), std::string::npos)
+        << bad.err;
+    EXPECT_EQ(bad.out, "");
+  }
 }
 
 }  // namespace
