@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "gelu/gelu_cuda.h"
+#include "src/common/functions.h"
 
 namespace {
 
@@ -139,7 +140,6 @@ int main(int argc, char** argv) {
   if (csv) std::fprintf(csv, "kernel,type,ms,gbps,pct_copy,gelem_s\n");
   std::printf("%-18s %-5s %9s %9s %8s %9s\n", "kernel", "type", "ms", "GB/s", "% copy", "Gelem/s");
 
-  const char* forms[] = {"none", "tanh", "sigmoid"};
   for (int bf16 = 0; bf16 < 2; ++bf16) {
     const size_t es = bf16 ? 2 : 4, bytes = n * es;
     const char* type = bf16 ? "bf16" : "f32";
@@ -165,7 +165,7 @@ int main(int argc, char** argv) {
       if (csv) std::fprintf(csv, "%s,%s,%.6f,%.2f,%.2f,%.3f\n", kernel.c_str(), type, ms, gbps, pct, gelem);
     };
     row("copy", copy_ms, 2);
-    for (int form = 0; form < 3; ++form) {
+    for (int form = 0; form < gelu::common::kNumForms; ++form) {
       const auto a = static_cast<gelu_approximate>(form);
       const double ms = MedianMs([&] {
         if (bf16) {
@@ -174,9 +174,9 @@ int main(int argc, char** argv) {
           Ok(gelu_cuda_forward_f32(static_cast<const float*>(x), static_cast<float*>(y), n, a, nullptr), "forward");
         }
       }, reps);
-      row(std::string("forward/") + forms[form], ms, 2);
+      row(std::string("forward/") + gelu::common::kFormNames[form], ms, 2);
     }
-    for (int form = 0; form < 3; ++form) {
+    for (int form = 0; form < gelu::common::kNumForms; ++form) {
       const auto a = static_cast<gelu_approximate>(form);
       const double ms = MedianMs([&] {
         if (bf16) {
@@ -187,7 +187,7 @@ int main(int argc, char** argv) {
                                     n, a, nullptr), "backward");
         }
       }, reps);
-      row(std::string("backward/") + forms[form], ms, 3);
+      row(std::string("backward/") + gelu::common::kFormNames[form], ms, 3);
     }
     CHECK_CUDA(cudaFree(x));
     CHECK_CUDA(cudaFree(g));

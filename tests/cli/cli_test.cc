@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "gelu/gelu.hpp"
+#include "src/common/functions.h"
 #include "src/reference/reference.h"
 #include "tools/npy.h"
 
@@ -124,8 +125,16 @@ std::vector<std::vector<std::string>> Csv(const std::string& text) {
   return rows;
 }
 
+// The names of the forms, from the function table (src/common/functions.h).
+const std::vector<const char*> kForms(gelu::common::kFormNames, gelu::common::kFormNames + gelu::common::kNumForms);
+
+// The form the CLI printed or was given, by the function table's names (src/common/functions.h).
 gelu::reference::Form Form(const std::string& s) {
-  return s == "none" ? gelu::reference::Form::kNone : s == "tanh" ? gelu::reference::Form::kTanh : gelu::reference::Form::kSigmoid;
+  for (int f = 0; f < gelu::common::kNumForms; ++f) {
+    if (s == gelu::common::kFormNames[f]) return static_cast<gelu::reference::Form>(f);
+  }
+  ADD_FAILURE() << "'" << s << "' is no form of the function table";
+  return gelu::reference::Form::kNone;
 }
 
 // ---------------------------------------------------------------------------------------------- eval
@@ -270,7 +279,7 @@ TEST_F(Cli, ApplyForwardEveryFormAndDtypeMatchesLibraryBits) {
   for (DType t : {DType::f32, DType::f64}) {
     const Array x = MakeArray(t, {3, 5, 7}, 1);
     gelu::npy::Write(P("x.npy"), x);
-    for (const char* form : {"none", "tanh", "sigmoid"}) {
+    for (const char* form : kForms) {
       const Result r = Run({"apply", P("x.npy"), P("y.npy"), "--approximate", form});
       ASSERT_EQ(r.rc, 0) << r.err;
       EXPECT_TRUE(r.out.empty() && r.err.empty());
@@ -315,7 +324,7 @@ TEST_F(Cli, ApplyFloat16MatchesLibraryBits) {
   one.f16.assign(65536, 0x3c00);
   gelu::npy::Write(P("h.npy"), x);
   gelu::npy::Write(P("one.npy"), one);
-  for (const char* form : {"none", "tanh", "sigmoid"}) {
+  for (const char* form : kForms) {
     const auto a = static_cast<gelu_approximate>(Form(form));
     std::vector<uint16_t> want(65536), want_grad(65536);
     ASSERT_EQ(gelu_forward_f16(x.f16.data(), want.data(), want.size(), a), GELU_OK);

@@ -33,7 +33,7 @@
 namespace {
 
 constexpr gelu_approximate kForms[3] = {GELU_APPROXIMATE_NONE, GELU_APPROXIMATE_TANH, GELU_APPROXIMATE_SIGMOID};
-const char* const kFormNames[3] = {"none", "tanh", "sigmoid"};
+using gelu::common::kFormNames;  // the function table's names of the forms
 constexpr double kInf = std::numeric_limits<double>::infinity();
 
 double Fwd(double x, gelu_approximate a) {
