@@ -20,6 +20,7 @@ approximate: "none" (exact GELU x*Phi(x), through erfc so the negative tail stay
 
 PyTorch users: `import gelu.torch` for gelu.torch.gelu, gelu.torch.GELU and gelu.torch.replace_gelu.
 """
+from gelu import _gelu
 from gelu._gelu import (  # noqa: F401  (re-exported API)
     __version__,
     backward,
@@ -30,8 +31,8 @@ from gelu._gelu import (  # noqa: F401  (re-exported API)
     variants,
 )
 
-#: The names `approximate=` accepts.
-APPROXIMATIONS = ("none", "tanh", "sigmoid")
+#: The names `approximate=` accepts: ("none", "tanh", "sigmoid"), from the library's function table.
+APPROXIMATIONS = _gelu._FORMS
 
 __all__ = [
     "APPROXIMATIONS",

@@ -30,7 +30,7 @@ from gelu import _gelu
 
 __all__ = ["GELU", "gelu", "replace_gelu"]
 
-_APPROXIMATIONS = ("none", "tanh", "sigmoid")
+_APPROXIMATIONS = _gelu._FORMS  # "none", "tanh", "sigmoid": the library's function table
 # The dtypes each device's kernels take, by the name the binding expects.
 _CPU_DTYPES = {torch.float32: "float32", torch.float64: "float64", torch.float16: "float16",
                torch.bfloat16: "bfloat16"}

@@ -390,6 +390,10 @@ void CudaBackwardPtr(std::uintptr_t g, std::uintptr_t x, std::uintptr_t out, siz
 PYBIND11_MODULE(_gelu, m) {
   m.doc() = "Binding of the gelu C library; use the `gelu` package, which re-exports these functions.";
   m.attr("__version__") = GELU_VERSION_STRING;
+  // The names approximate= accepts, in gelu_approximate order: the forms of the function table.
+  py::tuple forms(gelu::common::kNumForms);
+  for (int f = 0; f < gelu::common::kNumForms; ++f) forms[f] = gelu::common::kFormNames[f];
+  m.attr("_FORMS") = forms;
   // The function table (src/common/functions.h) for the tests: one dict per function, and the near-root window.
   py::list functions;
   for (const gelu::common::Function& f : gelu::common::kFunctions) {

@@ -224,7 +224,7 @@ def test_docstring_examples():
 def test_simd_target_and_version():
     assert isinstance(gelu.simd_target(), str) and gelu.simd_target()
     assert gelu.__version__.count(".") == 2
-    assert gelu.APPROXIMATIONS == FORMS
+    assert gelu.APPROXIMATIONS == FORMS == ("none", "tanh", "sigmoid")
 
 
 def test_gil_released_during_call():
