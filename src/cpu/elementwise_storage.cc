@@ -19,52 +19,52 @@ HWY_BEFORE_NAMESPACE();
 namespace gelu {
 namespace HWY_NAMESPACE {
 
-template <class Io, int kKind>
-void ElementwiseKind(bool backward, const void* g, const void* x, void* y, size_t n) {
+template <class Io, int kForm>
+void ElementwiseForm(bool backward, const void* g, const void* x, void* y, size_t n) {
   using T = typename Io::T;
   if (backward) {
-    ElementwiseLoop<Io, kKind, true>(static_cast<const T*>(g), static_cast<const T*>(x), static_cast<T*>(y), n);
+    ElementwiseLoop<Io, kForm, true>(static_cast<const T*>(g), static_cast<const T*>(x), static_cast<T*>(y), n);
   } else {
-    ElementwiseLoop<Io, kKind, false>(nullptr, static_cast<const T*>(x), static_cast<T*>(y), n);
+    ElementwiseLoop<Io, kForm, false>(nullptr, static_cast<const T*>(x), static_cast<T*>(y), n);
   }
 }
 
 template <class Io>
-void ElementwiseIo(int kind, bool backward, const void* g, const void* x, void* y, size_t n) {
-  switch (kind) {
-    case common::kNone: return ElementwiseKind<Io, common::kNone>(backward, g, x, y, n);
-    case common::kTanh: return ElementwiseKind<Io, common::kTanh>(backward, g, x, y, n);
-    case common::kSigmoid: return ElementwiseKind<Io, common::kSigmoid>(backward, g, x, y, n);
-    case common::kGeluFast: return ElementwiseKind<Io, common::kGeluFast>(backward, g, x, y, n);
-    default: return ElementwiseKind<Io, common::kGelu10>(backward, g, x, y, n);
+void ElementwiseIo(int form, bool backward, const void* g, const void* x, void* y, size_t n) {
+  switch (form) {
+    case common::kNone: return ElementwiseForm<Io, common::kNone>(backward, g, x, y, n);
+    case common::kTanh: return ElementwiseForm<Io, common::kTanh>(backward, g, x, y, n);
+    case common::kSigmoid: return ElementwiseForm<Io, common::kSigmoid>(backward, g, x, y, n);
+    case common::kGeluFast: return ElementwiseForm<Io, common::kGeluFast>(backward, g, x, y, n);
+    default: return ElementwiseForm<Io, common::kGelu10>(backward, g, x, y, n);
   }
 }
 
-void ElementwiseKernel(int io, int kind, bool backward, const void* g, const void* x, void* y, size_t n) {
+void ElementwiseKernel(int io, int form, bool backward, const void* g, const void* x, void* y, size_t n) {
   switch (io) {
-    case cpu::kIoF32: return ElementwiseIo<IoF32>(kind, backward, g, x, y, n);
-    case cpu::kIoBf16: return ElementwiseIo<IoBf16>(kind, backward, g, x, y, n);
-    default: return ElementwiseIo<IoF16>(kind, backward, g, x, y, n);
+    case cpu::kIoF32: return ElementwiseIo<IoF32>(form, backward, g, x, y, n);
+    case cpu::kIoBf16: return ElementwiseIo<IoBf16>(form, backward, g, x, y, n);
+    default: return ElementwiseIo<IoF16>(form, backward, g, x, y, n);
   }
 }
 
 // ---- Lookup tables (see cpu::HalfTable below): the kernels above, evaluated once for all 65,536 inputs.
 
 // out[h] = f(h) or f'(h) in double for every encoding h of a half type, exactly as the loops compute them before
-// any multiplication and the final rounding (KindForOutput, with the half-precision corrections).
-template <class Io, int kKind, bool kDerivative>
+// any multiplication and the final rounding (FormForOutput, with the half-precision corrections).
+template <class Io, int kForm, bool kDerivative>
 void ValueTableIo(double* out) {
   const hn::ScalableTag<double> dd;
   const size_t N = hn::Lanes(dd);
   HWY_ALIGN uint16_t bits[hn::MaxLanes(dd)];
   for (uint32_t i = 0; i < 65536; i += static_cast<uint32_t>(N)) {  // N divides 65,536
     for (size_t j = 0; j < N; ++j) bits[j] = static_cast<uint16_t>(i + j);
-    hn::StoreU(KindForOutput<kKind, kDerivative, true>(dd, LoadD<Io>(dd, bits)), dd, out + i);
+    hn::StoreU(FormForOutput<kForm, kDerivative, true>(dd, LoadD<Io>(dd, bits)), dd, out + i);
   }
 }
 template <class Io, bool kDerivative>
-void ValueTableKind(int kind, double* out) {
-  switch (kind) {
+void ValueTableForm(int form, double* out) {
+  switch (form) {
     case common::kNone: return ValueTableIo<Io, common::kNone, kDerivative>(out);
     case common::kTanh: return ValueTableIo<Io, common::kTanh, kDerivative>(out);
     case common::kSigmoid: return ValueTableIo<Io, common::kSigmoid, kDerivative>(out);
@@ -72,11 +72,11 @@ void ValueTableKind(int kind, double* out) {
     default: return ValueTableIo<Io, common::kGelu10, kDerivative>(out);
   }
 }
-void ValueTableKernel(int io, int kind, bool derivative, double* out) {
+void ValueTableKernel(int io, int form, bool derivative, double* out) {
   if (io == cpu::kIoBf16) {
-    return derivative ? ValueTableKind<IoBf16, true>(kind, out) : ValueTableKind<IoBf16, false>(kind, out);
+    return derivative ? ValueTableForm<IoBf16, true>(form, out) : ValueTableForm<IoBf16, false>(form, out);
   }
-  return derivative ? ValueTableKind<IoF16, true>(kind, out) : ValueTableKind<IoF16, false>(kind, out);
+  return derivative ? ValueTableForm<IoF16, true>(form, out) : ValueTableForm<IoF16, false>(form, out);
 }
 
 // y = g * table[x], the product in double rounded once: the same operations as ElementwiseLoop's backward, with
@@ -123,22 +123,22 @@ HWY_EXPORT(LookupBackwardKernel);
 
 namespace cpu {
 
-void Elementwise(Io io, int kind, bool backward, const void* g, const void* x, void* y, size_t n) {
-  HWY_DYNAMIC_DISPATCH(ElementwiseKernel)(io, kind, backward, g, x, y, n);
+void Elementwise(Io io, common::Form form, bool backward, const void* g, const void* x, void* y, size_t n) {
+  HWY_DYNAMIC_DISPATCH(ElementwiseKernel)(io, form, backward, g, x, y, n);
 }
 
 namespace {
 
 // Lookup tables for the half types. A bf16/fp16 input has only 65,536 values, so f (rounded to the type, for
 // gelu_forward_*), and f and f' in double (before the multiplications of the backward and GEGLU, and the final
-// rounding) are computed once per type and kind -- by the very kernels above, over all inputs -- and arrays then
+// rounding) are computed once per type and form -- by the very kernels above, over all inputs -- and arrays then
 // cost one load per element (forward) or a gather, the multiplications and the rounding, instead of ~50 double
 // operations per element. The results are the kernels' bits by construction. A table is built on first use
 // (about a millisecond), 128 KiB (rounded f) or 512 KiB (double), and kept for the life of the process. Tables
 // are kept per SIMD target, so that tests which switch targets (hwy::SetSupportedTargetsForTest) check each
 // target's kernels over every input. If memory for a table cannot be had, the kernels run directly.
 constexpr int kMaxTargets = 64;  // Highway targets are bits of an int64_t
-std::atomic<const void*> g_tables[kMaxTargets][2][kNumKinds][kNumHalfTables];
+std::atomic<const void*> g_tables[kMaxTargets][2][common::kNumFormulas][kNumHalfTables];
 std::mutex g_tables_mutex;
 
 // The index of the target HWY_DYNAMIC_DISPATCH calls now. Not hwy::SupportedTargets() per call: Highway 1.0.3
@@ -151,22 +151,22 @@ int CurrentTargetIndex() {
 
 }  // namespace
 
-const void* HalfTable(Io io, int kind, HalfTableKind which) {
-  std::atomic<const void*>& slot = g_tables[CurrentTargetIndex()][io == kIoBf16 ? 0 : 1][kind][which];
+const void* HalfTable(Io io, common::Form form, HalfTableKind which) {
+  std::atomic<const void*>& slot = g_tables[CurrentTargetIndex()][io == kIoBf16 ? 0 : 1][form][which];
   if (const void* t = slot.load(std::memory_order_acquire)) return t;
   const std::lock_guard<std::mutex> lock(g_tables_mutex);
   if (const void* t = slot.load(std::memory_order_relaxed)) return t;
   const void* table = nullptr;
   if (which != kTableRounded) {
     auto* d = new (std::nothrow) double[65536];
-    if (d != nullptr) HWY_DYNAMIC_DISPATCH(ValueTableKernel)(io, kind, which == kTableDerivative, d);
+    if (d != nullptr) HWY_DYNAMIC_DISPATCH(ValueTableKernel)(io, form, which == kTableDerivative, d);
     table = d;
   } else {
     const std::unique_ptr<uint16_t[]> inputs(new (std::nothrow) uint16_t[65536]);
     auto* f = inputs ? new (std::nothrow) uint16_t[65536] : nullptr;
     if (f != nullptr) {
       for (uint32_t i = 0; i < 65536; ++i) inputs[i] = static_cast<uint16_t>(i);
-      Elementwise(io, kind, false, nullptr, inputs.get(), f, 65536);
+      Elementwise(io, form, false, nullptr, inputs.get(), f, 65536);
     }
     table = f;
   }
@@ -182,7 +182,8 @@ void LookupForward(const uint16_t* table, const uint16_t* x, uint16_t* y, size_t
 
 }  // namespace
 
-gelu_status RunElementwise(Io io, int kind, bool backward, const void* g, const void* x, void* y, size_t n) {
+gelu_status RunElementwise(Io io, common::Form form, bool backward, const void* g, const void* x, void* y,
+                           size_t n) {
   const size_t size = ElementSize(io);
   const auto v = validate::Elementwise(size, 1, backward, g, x, y, n);
   if (v != validate::Verdict::kRun) return validate::Status(v);
@@ -190,7 +191,7 @@ gelu_status RunElementwise(Io io, int kind, bool backward, const void* g, const 
     const auto* gh = static_cast<const uint16_t*>(g);
     const auto* xh = static_cast<const uint16_t*>(x);
     auto* yh = static_cast<uint16_t*>(y);
-    if (const void* table = HalfTable(io, kind, backward ? kTableDerivative : kTableRounded)) {
+    if (const void* table = HalfTable(io, form, backward ? kTableDerivative : kTableRounded)) {
       if (backward) {
         const auto* t = static_cast<const double*>(table);
         gelu::parallel::ParallelFor(n, [&](size_t begin, size_t end) {
@@ -209,7 +210,7 @@ gelu_status RunElementwise(Io io, int kind, bool backward, const void* g, const 
   const auto* xb = static_cast<const unsigned char*>(x);
   auto* yb = static_cast<unsigned char*>(y);
   gelu::parallel::ParallelFor(n, [&](size_t begin, size_t end) {
-    Elementwise(io, kind, backward, backward ? gb + begin * size : nullptr, xb + begin * size, yb + begin * size,
+    Elementwise(io, form, backward, backward ? gb + begin * size : nullptr, xb + begin * size, yb + begin * size,
                 end - begin);
   });
   return GELU_OK;
@@ -222,7 +223,7 @@ namespace {
 gelu_status Half(gelu::cpu::Io io, bool backward, const uint16_t* g, const uint16_t* x, uint16_t* y, size_t n,
                  gelu_approximate a) {
   if (!gelu::validate::ValidForm(a)) return GELU_INVALID_ARGUMENT;
-  return gelu::cpu::RunElementwise(io, static_cast<int>(a), backward, g, x, y, n);
+  return gelu::cpu::RunElementwise(io, static_cast<gelu::common::Form>(a), backward, g, x, y, n);
 }
 }  // namespace
 

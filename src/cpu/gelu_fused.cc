@@ -20,11 +20,11 @@ HWY_BEFORE_NAMESPACE();
 namespace gelu {
 namespace HWY_NAMESPACE {
 
-// Calls f(Io{}, std::integral_constant<int, kind>{}) for the storage type `io` and a form 0..2.
+// Calls f(Io{}, std::integral_constant<int, form>{}) for the storage type `io` and a form 0..2.
 template <class F>
-HWY_INLINE void WithIoForm(int io, int kind, const F& f) {
+HWY_INLINE void WithIoForm(int io, int form, const F& f) {
   auto forms = [&](auto io_tag) HWY_ATTR {
-    switch (kind) {
+    switch (form) {
       case common::kNone: return f(io_tag, std::integral_constant<int, common::kNone>{});
       case common::kTanh: return f(io_tag, std::integral_constant<int, common::kTanh>{});
       default: return f(io_tag, std::integral_constant<int, common::kSigmoid>{});
@@ -37,9 +37,9 @@ HWY_INLINE void WithIoForm(int io, int kind, const F& f) {
   }
 }
 
-void BiasForwardKernel(int io, int kind, const void* x, const void* bias, void* y, size_t cols, size_t begin,
+void BiasForwardKernel(int io, int form, const void* x, const void* bias, void* y, size_t cols, size_t begin,
                        size_t end) {
-  WithIoForm(io, kind, [&](auto io_tag, auto k) HWY_ATTR {
+  WithIoForm(io, form, [&](auto io_tag, auto k) HWY_ATTR {
     using Io = decltype(io_tag);
     using T = typename Io::T;
     BiasForwardLoop<Io, decltype(k)::value>(static_cast<const T*>(x), static_cast<const T*>(bias),
@@ -47,9 +47,9 @@ void BiasForwardKernel(int io, int kind, const void* x, const void* bias, void* 
   });
 }
 
-void BiasBackwardTileKernel(int io, int kind, const void* g, const void* x, const void* bias, void* gx, size_t cols,
+void BiasBackwardTileKernel(int io, int form, const void* g, const void* x, const void* bias, void* gx, size_t cols,
                             size_t r0, size_t r1, size_t c0, size_t c1, double* sums) {
-  WithIoForm(io, kind, [&](auto io_tag, auto k) HWY_ATTR {
+  WithIoForm(io, form, [&](auto io_tag, auto k) HWY_ATTR {
     using Io = decltype(io_tag);
     using T = typename Io::T;
     BiasBackwardTile<Io, decltype(k)::value>(static_cast<const T*>(g), static_cast<const T*>(x),
@@ -58,9 +58,9 @@ void BiasBackwardTileKernel(int io, int kind, const void* g, const void* x, cons
   });
 }
 
-void GegluForwardKernel(int io, int kind, const void* a, size_t lda, const void* b, size_t ldb, void* y, size_t ldy,
+void GegluForwardKernel(int io, int form, const void* a, size_t lda, const void* b, size_t ldb, void* y, size_t ldy,
                         size_t cols, size_t begin, size_t end, const double* ftab) {
-  WithIoForm(io, kind, [&](auto io_tag, auto k) HWY_ATTR {
+  WithIoForm(io, form, [&](auto io_tag, auto k) HWY_ATTR {
     using Io = decltype(io_tag);
     using T = typename Io::T;
     GegluForwardLoop<Io, decltype(k)::value>(static_cast<const T*>(a), lda, static_cast<const T*>(b), ldb,
@@ -68,10 +68,10 @@ void GegluForwardKernel(int io, int kind, const void* a, size_t lda, const void*
   });
 }
 
-void GegluBackwardKernel(int io, int kind, const void* g, size_t ldg, const void* a, size_t lda, const void* b,
+void GegluBackwardKernel(int io, int form, const void* g, size_t ldg, const void* a, size_t lda, const void* b,
                          size_t ldb, void* ga, size_t ldga, void* gb, size_t ldgb, size_t cols, size_t begin,
                          size_t end, const double* ftab, const double* dtab) {
-  WithIoForm(io, kind, [&](auto io_tag, auto k) HWY_ATTR {
+  WithIoForm(io, form, [&](auto io_tag, auto k) HWY_ATTR {
     using Io = decltype(io_tag);
     using T = typename Io::T;
     GegluBackwardLoop<Io, decltype(k)::value>(static_cast<const T*>(g), ldg, static_cast<const T*>(a), lda,
@@ -97,21 +97,22 @@ HWY_EXPORT(GegluBackwardKernel);
 
 namespace cpu {
 
-void BiasForward(Io io, int kind, const void* x, const void* bias, void* y, size_t cols, size_t begin, size_t end) {
-  HWY_DYNAMIC_DISPATCH(BiasForwardKernel)(io, kind, x, bias, y, cols, begin, end);
+void BiasForward(Io io, common::Form form, const void* x, const void* bias, void* y, size_t cols, size_t begin,
+                 size_t end) {
+  HWY_DYNAMIC_DISPATCH(BiasForwardKernel)(io, form, x, bias, y, cols, begin, end);
 }
-void BiasBackwardTile(Io io, int kind, const void* g, const void* x, const void* bias, void* grad_x, size_t cols,
-                      size_t r0, size_t r1, size_t c0, size_t c1, double* sums) {
-  HWY_DYNAMIC_DISPATCH(BiasBackwardTileKernel)(io, kind, g, x, bias, grad_x, cols, r0, r1, c0, c1, sums);
+void BiasBackwardTile(Io io, common::Form form, const void* g, const void* x, const void* bias, void* grad_x,
+                      size_t cols, size_t r0, size_t r1, size_t c0, size_t c1, double* sums) {
+  HWY_DYNAMIC_DISPATCH(BiasBackwardTileKernel)(io, form, g, x, bias, grad_x, cols, r0, r1, c0, c1, sums);
 }
-void GegluForward(Io io, int kind, const void* a, size_t lda, const void* b, size_t ldb, void* y, size_t ldy,
-                  size_t cols, size_t begin, size_t end, const double* ftab) {
-  HWY_DYNAMIC_DISPATCH(GegluForwardKernel)(io, kind, a, lda, b, ldb, y, ldy, cols, begin, end, ftab);
+void GegluForward(Io io, common::Form form, const void* a, size_t lda, const void* b, size_t ldb, void* y,
+                  size_t ldy, size_t cols, size_t begin, size_t end, const double* ftab) {
+  HWY_DYNAMIC_DISPATCH(GegluForwardKernel)(io, form, a, lda, b, ldb, y, ldy, cols, begin, end, ftab);
 }
-void GegluBackward(Io io, int kind, const void* g, size_t ldg, const void* a, size_t lda, const void* b, size_t ldb,
-                   void* grad_a, size_t ldga, void* grad_b, size_t ldgb, size_t cols, size_t begin, size_t end,
-                   const double* ftab, const double* dtab) {
-  HWY_DYNAMIC_DISPATCH(GegluBackwardKernel)(io, kind, g, ldg, a, lda, b, ldb, grad_a, ldga, grad_b, ldgb, cols,
+void GegluBackward(Io io, common::Form form, const void* g, size_t ldg, const void* a, size_t lda, const void* b,
+                   size_t ldb, void* grad_a, size_t ldga, void* grad_b, size_t ldgb, size_t cols, size_t begin,
+                   size_t end, const double* ftab, const double* dtab) {
+  HWY_DYNAMIC_DISPATCH(GegluBackwardKernel)(io, form, g, ldg, a, lda, b, ldb, grad_a, ldga, grad_b, ldgb, cols,
                                             begin, end, ftab, dtab);
 }
 
@@ -133,14 +134,14 @@ void StoreRounded(Io io, void* p, size_t i, double v) {
 }
 
 // f and f' in double per half encoding (null for float32, or if no memory: the kernels then compute them).
-const double* ForwardTable(Io io, int kind) {
+const double* ForwardTable(Io io, gelu::common::Form form) {
   return io == gelu::cpu::kIoF32 ? nullptr
-                                 : static_cast<const double*>(gelu::cpu::HalfTable(io, kind, gelu::cpu::kTableForward));
+                                 : static_cast<const double*>(gelu::cpu::HalfTable(io, form, gelu::cpu::kTableForward));
 }
-const double* DerivativeTable(Io io, int kind) {
+const double* DerivativeTable(Io io, gelu::common::Form form) {
   return io == gelu::cpu::kIoF32
              ? nullptr
-             : static_cast<const double*>(gelu::cpu::HalfTable(io, kind, gelu::cpu::kTableDerivative));
+             : static_cast<const double*>(gelu::cpu::HalfTable(io, form, gelu::cpu::kTableDerivative));
 }
 
 const unsigned char* Bytes(const void* p) { return static_cast<const unsigned char*>(p); }
@@ -149,11 +150,12 @@ unsigned char* Bytes(void* p) { return static_cast<unsigned char*>(p); }
 gelu_status BiasForward(Io io, const void* x, const void* bias, void* y, size_t rows, size_t cols,
                         gelu_approximate a) {
   if (!validate::ValidForm(a)) return GELU_INVALID_ARGUMENT;
+  const auto form = static_cast<gelu::common::Form>(a);
   const auto v = validate::BiasForward(gelu::cpu::ElementSize(io), 1, x, bias, y, rows, cols);
   if (v != validate::Verdict::kRun) return validate::Status(v);
   const size_t n = rows * cols;
   gelu::parallel::ParallelFor(n, [&](size_t begin, size_t end) {
-    gelu::cpu::BiasForward(io, a, x, bias, y, cols, begin, end);
+    gelu::cpu::BiasForward(io, form, x, bias, y, cols, begin, end);
   });
   return GELU_OK;
 }
@@ -169,6 +171,7 @@ constexpr size_t kColumnTile = 256;
 gelu_status BiasBackward(Io io, const void* g, const void* x, const void* bias, void* gx, void* gbias, size_t rows,
                          size_t cols, gelu_approximate a) {
   if (!validate::ValidForm(a)) return GELU_INVALID_ARGUMENT;
+  const auto form = static_cast<gelu::common::Form>(a);
   const auto v = validate::BiasBackward(gelu::cpu::ElementSize(io), 1, g, x, bias, gx, gbias, rows, cols);
   if (v != validate::Verdict::kRun) return validate::Status(v);
   const size_t n = rows * cols;
@@ -185,7 +188,7 @@ gelu_status BiasBackward(Io io, const void* g, const void* x, const void* bias, 
   };
   auto run_tile = [&](size_t b, size_t c0, size_t c1, double* sums) {
     const size_t r0 = b * block, r1 = std::min(rows, r0 + block);
-    gelu::cpu::BiasBackwardTile(io, a, g, x, bias, gx, cols, r0, r1, c0, c1, sums);
+    gelu::cpu::BiasBackwardTile(io, form, g, x, bias, gx, cols, r0, r1, c0, c1, sums);
   };
 
   const int threads = gelu::parallel::GetNumThreads();
@@ -232,11 +235,12 @@ gelu_status BiasBackward(Io io, const void* g, const void* x, const void* bias, 
 
 gelu_status GegluForward(Io io, const void* a, const void* b, void* y, size_t n, gelu_approximate approx) {
   if (!validate::ValidForm(approx)) return GELU_INVALID_ARGUMENT;
+  const auto form = static_cast<gelu::common::Form>(approx);
   const auto v = validate::GegluForward(gelu::cpu::ElementSize(io), 1, a, b, y, n);
   if (v != validate::Verdict::kRun) return validate::Status(v);
-  const double* ftab = ForwardTable(io, approx);
+  const double* ftab = ForwardTable(io, form);
   gelu::parallel::ParallelFor(n, [&](size_t begin, size_t end) {
-    gelu::cpu::GegluForward(io, approx, a, 0, b, 0, y, 0, n, begin, end, ftab);
+    gelu::cpu::GegluForward(io, form, a, 0, b, 0, y, 0, n, begin, end, ftab);
   });
   return GELU_OK;
 }
@@ -244,26 +248,28 @@ gelu_status GegluForward(Io io, const void* a, const void* b, void* y, size_t n,
 gelu_status GegluBackward(Io io, const void* g, const void* a, const void* b, void* ga, void* gb, size_t n,
                           gelu_approximate approx) {
   if (!validate::ValidForm(approx)) return GELU_INVALID_ARGUMENT;
+  const auto form = static_cast<gelu::common::Form>(approx);
   const auto v = validate::GegluBackward(gelu::cpu::ElementSize(io), 1, g, a, b, ga, gb, n);
   if (v != validate::Verdict::kRun) return validate::Status(v);
-  const double* ftab = ForwardTable(io, approx);
-  const double* dtab = DerivativeTable(io, approx);
+  const double* ftab = ForwardTable(io, form);
+  const double* dtab = DerivativeTable(io, form);
   gelu::parallel::ParallelFor(n, [&](size_t begin, size_t end) {
-    gelu::cpu::GegluBackward(io, approx, g, 0, a, 0, b, 0, ga, 0, gb, 0, n, begin, end, ftab, dtab);
+    gelu::cpu::GegluBackward(io, form, g, 0, a, 0, b, 0, ga, 0, gb, 0, n, begin, end, ftab, dtab);
   });
   return GELU_OK;
 }
 
 gelu_status GegluRowsForward(Io io, const void* x, void* y, size_t rows, size_t cols, gelu_approximate approx) {
   if (!validate::ValidForm(approx)) return GELU_INVALID_ARGUMENT;
+  const auto form = static_cast<gelu::common::Form>(approx);
   const size_t size = gelu::cpu::ElementSize(io);
   const auto v = validate::GegluRowsForward(size, 1, x, y, rows, cols);
   if (v != validate::Verdict::kRun) return validate::Status(v);
   const size_t n = rows * cols;
   const auto* xb = Bytes(x);
-  const double* ftab = ForwardTable(io, approx);
+  const double* ftab = ForwardTable(io, form);
   gelu::parallel::ParallelFor(n, [&](size_t begin, size_t end) {
-    gelu::cpu::GegluForward(io, approx, xb, 2 * cols, xb + cols * size, 2 * cols, y, cols, cols, begin, end, ftab);
+    gelu::cpu::GegluForward(io, form, xb, 2 * cols, xb + cols * size, 2 * cols, y, cols, cols, begin, end, ftab);
   });
   return GELU_OK;
 }
@@ -271,16 +277,17 @@ gelu_status GegluRowsForward(Io io, const void* x, void* y, size_t rows, size_t 
 gelu_status GegluRowsBackward(Io io, const void* g, const void* x, void* gx, size_t rows, size_t cols,
                               gelu_approximate approx) {
   if (!validate::ValidForm(approx)) return GELU_INVALID_ARGUMENT;
+  const auto form = static_cast<gelu::common::Form>(approx);
   const size_t size = gelu::cpu::ElementSize(io);
   const auto v = validate::GegluRowsBackward(size, 1, g, x, gx, rows, cols);
   if (v != validate::Verdict::kRun) return validate::Status(v);
   const size_t n = rows * cols;
   const auto* xb = Bytes(x);
   auto* gxb = Bytes(gx);
-  const double* ftab = ForwardTable(io, approx);
-  const double* dtab = DerivativeTable(io, approx);
+  const double* ftab = ForwardTable(io, form);
+  const double* dtab = DerivativeTable(io, form);
   gelu::parallel::ParallelFor(n, [&](size_t begin, size_t end) {
-    gelu::cpu::GegluBackward(io, approx, g, cols, xb, 2 * cols, xb + cols * size, 2 * cols, gxb, 2 * cols,
+    gelu::cpu::GegluBackward(io, form, g, cols, xb, 2 * cols, xb + cols * size, 2 * cols, gxb, 2 * cols,
                              gxb + cols * size, 2 * cols, cols, begin, end, ftab, dtab);
   });
   return GELU_OK;

@@ -17,9 +17,6 @@
 
 namespace gelu::cpu {
 
-// The loops below take `kind`, a common::Form (src/common/functions.h): the three forms, gelu_fast, gelu_10.
-inline constexpr int kNumKinds = common::kNumFormulas;
-
 // gelu_fast (Hugging Face FastGELUActivation): 0.5 x (1 + tanh(0.7978845608 x (1 + 0.044715 x^2))).
 // Its constant 0.7978845608 is sqrt(2/pi) = 0.79788456080286535... cut to 10 digits (relative difference
 // 3.6e-12 = 2^-38.0), so it is a different function from gelu_new; we evaluate it as written, through the
@@ -38,35 +35,37 @@ inline constexpr double kGelu10Max = 10.0;
 enum Io : int { kIoF32 = 0, kIoBf16 = 1, kIoF16 = 2 };
 inline constexpr size_t ElementSize(Io io) { return io == kIoF32 ? 4 : 2; }
 
-// ---- Kernels (one thread, dispatched). `kind` is a common::Form (above): the three forms,
-// gelu_fast, gelu_10. Pointers are to elements of the storage type.
+// ---- Kernels (one thread, dispatched). `form` is a common::Form (src/common/functions.h): Elementwise and
+// HalfTable take any of them, the three forms and the two variant formulas gelu_fast and gelu_10 (constants above);
+// the fused kernels (bias + GELU, GEGLU) take the three forms only. Pointers are to elements of the storage type.
 // y = f(x) (backward false) or y = g * f'(x); in place allowed.
-void Elementwise(Io io, int kind, bool backward, const void* g, const void* x, void* y, size_t n);
+void Elementwise(Io io, common::Form form, bool backward, const void* g, const void* x, void* y, size_t n);
 // y[r][c] = f(fl32(x[r][c] + bias[c])) over the flat index range [begin, end) of a rows x cols matrix.
-void BiasForward(Io io, int kind, const void* x, const void* bias, void* y, size_t cols, size_t begin, size_t end);
+void BiasForward(Io io, common::Form form, const void* x, const void* bias, void* y, size_t cols, size_t begin,
+                 size_t end);
 // grad_x[r][c] = g[r][c] f'(fl32(x[r][c] + bias[c])) for rows [r0, r1), columns [c0, c1); sums[c - c0] = the
 // sum over those rows, in row order, of the unrounded products (double).
-void BiasBackwardTile(Io io, int kind, const void* g, const void* x, const void* bias, void* grad_x, size_t cols,
-                      size_t r0, size_t r1, size_t c0, size_t c1, double* sums);
+void BiasBackwardTile(Io io, common::Form form, const void* g, const void* x, const void* bias, void* grad_x,
+                      size_t cols, size_t r0, size_t r1, size_t c0, size_t c1, double* sums);
 // y[r][c] = f(a[r][c]) * b[r][c] over the flat range [begin, end) of rows x cols; ld* are row strides. Half types:
-// ftab, dtab (may be null) are HalfTable(io, kind, kTableForward / kTableDerivative), used instead of computing.
-void GegluForward(Io io, int kind, const void* a, size_t lda, const void* b, size_t ldb, void* y, size_t ldy,
-                  size_t cols, size_t begin, size_t end, const double* ftab);
+// ftab, dtab (may be null) are HalfTable(io, form, kTableForward / kTableDerivative), used instead of computing.
+void GegluForward(Io io, common::Form form, const void* a, size_t lda, const void* b, size_t ldb, void* y,
+                  size_t ldy, size_t cols, size_t begin, size_t end, const double* ftab);
 // grad_a = g * b * f'(a), grad_b = g * f(a).
-void GegluBackward(Io io, int kind, const void* g, size_t ldg, const void* a, size_t lda, const void* b, size_t ldb,
-                   void* grad_a, size_t ldga, void* grad_b, size_t ldgb, size_t cols, size_t begin, size_t end,
-                   const double* ftab, const double* dtab);
+void GegluBackward(Io io, common::Form form, const void* g, size_t ldg, const void* a, size_t lda, const void* b,
+                   size_t ldb, void* grad_a, size_t ldga, void* grad_b, size_t ldgb, size_t cols, size_t begin,
+                   size_t end, const double* ftab, const double* dtab);
 
 // Per-input tables of a half type (src/cpu/elementwise_storage.cc): f rounded to the type (uint16_t[65536]), or f or f'
 // in double before any multiplication and rounding (double[65536]), as the kernels compute them for the SIMD
 // target chosen now; built on first use. Null if memory could not be had (then run the kernels).
 enum HalfTableKind : int { kTableRounded = 0, kTableForward = 1, kTableDerivative = 2 };
 inline constexpr int kNumHalfTables = 3;
-const void* HalfTable(Io io, int kind, HalfTableKind which);
+const void* HalfTable(Io io, common::Form form, HalfTableKind which);
 
 // ---- Validated, threaded drivers (C API semantics: GELU_INVALID_ARGUMENT writes nothing).
-// Elementwise over n elements, checked by validate::Elementwise (src/common/validate.h); `kind` is trusted.
-gelu_status RunElementwise(Io io, int kind, bool backward, const void* g, const void* x, void* y, size_t n);
+// Elementwise over n elements, checked by validate::Elementwise (src/common/validate.h); `form` is trusted.
+gelu_status RunElementwise(Io io, common::Form form, bool backward, const void* g, const void* x, void* y, size_t n);
 
 }  // namespace gelu::cpu
 

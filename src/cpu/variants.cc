@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 // Named GELU variants (Hugging Face transformers' ACT2FN names): lookup by name and the C entry points.
-// Each name maps to the kernel of its own formula (docs/VARIANTS.md): the three forms reuse the form kernels
-// (float32: the very functions gelu_forward_f32/gelu_backward_f32, so the bits match them), gelu_fast and gelu_10
-// have kernels of their own (src/cpu/storage_loops-inl.h, KindInDouble).
+// Each name maps to the common::Form of its formula (src/common/functions.h; docs/VARIANTS.md): six names are one
+// of the three forms and reuse the form kernels (float32: the very functions gelu_forward_f32/gelu_backward_f32,
+// so the bits match them); gelu_fast and gelu_10 are the two formulas that are not a form, kGeluFast and kGelu10,
+// with kernels of their own (src/cpu/storage_loops-inl.h, FormInDouble).
 #include <cstdint>
 #include <cstring>
 
@@ -13,7 +14,7 @@ namespace {
 
 struct VariantInfo {
   const char* name;
-  int kind;  // a common::Form
+  gelu::common::Form form;
 };
 
 // Indexed by gelu_variant.
@@ -33,18 +34,18 @@ bool Known(gelu_variant v) { return static_cast<unsigned>(v) < GELU_VARIANT_COUN
 template <bool kBackward>
 gelu_status RunF32(gelu_variant v, const float* g, const float* x, float* y, size_t n) {
   if (!Known(v)) return GELU_UNKNOWN_VARIANT;
-  const int kind = kVariants[v].kind;
-  if (kind <= gelu::common::kSigmoid) {
-    const auto a = static_cast<gelu_approximate>(kind);
+  const gelu::common::Form form = kVariants[v].form;
+  if (gelu::common::IsApproximateForm(form)) {
+    const auto a = static_cast<gelu_approximate>(form);
     return kBackward ? gelu_backward_f32(g, x, y, n, a) : gelu_forward_f32(x, y, n, a);
   }
-  return gelu::cpu::RunElementwise(gelu::cpu::kIoF32, kind, kBackward, g, x, y, n);
+  return gelu::cpu::RunElementwise(gelu::cpu::kIoF32, form, kBackward, g, x, y, n);
 }
 
 gelu_status RunHalf(gelu::cpu::Io io, bool backward, gelu_variant v, const uint16_t* g, const uint16_t* x,
                     uint16_t* y, size_t n) {
   if (!Known(v)) return GELU_UNKNOWN_VARIANT;
-  return gelu::cpu::RunElementwise(io, kVariants[v].kind, backward, g, x, y, n);
+  return gelu::cpu::RunElementwise(io, kVariants[v].form, backward, g, x, y, n);
 }
 
 }  // namespace
@@ -67,8 +68,8 @@ const char* gelu_variant_name(gelu_variant variant) { return Known(variant) ? kV
 
 int gelu_variant_approximate(gelu_variant variant) {
   if (!Known(variant)) return -1;
-  const int kind = kVariants[variant].kind;
-  return kind <= gelu::common::kSigmoid ? kind : -1;
+  const gelu::common::Form form = kVariants[variant].form;
+  return gelu::common::IsApproximateForm(form) ? form : -1;
 }
 
 gelu_status gelu_variant_forward_f32(gelu_variant variant, const float* x, float* y, size_t n) {

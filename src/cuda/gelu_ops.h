@@ -51,7 +51,7 @@ template <int Form> using ForwardF16Op = ForwardHalfOp<common::F16, Form>;
 template <int Form> using BackwardF16Op = BackwardHalfOp<common::F16, Form>;
 
 // ---- Fused operations (src/cuda/gelu_fused.cu), per element, as the CPU library computes them
-// (src/cpu/storage_loops-inl.h: KindForOutput, BiasSum, the GEGLU loops): storage formats with exact widening to float
+// (src/cpu/storage_loops-inl.h: FormForOutput, BiasSum, the GEGLU loops): storage formats with exact widening to float
 // and one rounding from double.
 struct F32Format {
   using T = float;
@@ -63,7 +63,7 @@ template <class Format> struct Storage { using T = uint16_t; static constexpr bo
 template <> struct Storage<F32Format> { using T = float; static constexpr bool kHalf = false; };
 
 // f(x) or f'(x) in double for an output of type Format; half outputs get half.h's corrections, as the CPU's
-// KindForOutput applies it (TinyForwardNudge).
+// FormForOutput applies it (TinyForwardNudge).
 template <class Format>
 GELU_HD double GeluForOutput(float x, int form, bool derivative) {
   const double v = common::GeluF32InDouble(x, form, derivative);

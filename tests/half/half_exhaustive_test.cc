@@ -68,11 +68,11 @@ double SigmoidFormRef(double x, double k, double c, bool derivative) {
   return ds == 0.0 ? s : s + x * (k * (1.0 + 3.0 * c * x * x)) * ds;
 }
 
-double RefDouble(Form kind, bool derivative, double x) {
-  if (gelu::common::IsApproximateForm(kind)) {
-    return derivative ? gelu::reference::Derivative(x, kind) : gelu::reference::Forward(x, kind);
+double RefDouble(Form form, bool derivative, double x) {
+  if (gelu::common::IsApproximateForm(form)) {
+    return derivative ? gelu::reference::Derivative(x, form) : gelu::reference::Forward(x, form);
   }
-  if (kind == gelu::common::kGeluFast) return SigmoidFormRef(x, kGeluFastK, 0.044715, derivative);
+  if (form == gelu::common::kGeluFast) return SigmoidFormRef(x, kGeluFastK, 0.044715, derivative);
   if (x > 10.0) return derivative ? 0.0 : 10.0;  // gelu_10
   return derivative ? gelu::reference::Derivative(x, Form::kNone) : gelu::reference::Forward(x, Form::kNone);
 }
@@ -101,8 +101,8 @@ struct Expected {
   bool ambiguous;
 };
 
-Expected Judge(const Type& type, Form kind, bool derivative, double x) {
-  double ref = RefDouble(kind, derivative, x);
+Expected Judge(const Type& type, Form form, bool derivative, double x) {
+  double ref = RefDouble(form, derivative, x);
   if (derivative && x < -1.0 && !std::isinf(x) && !(ref < 0.0)) ref = -0.0;  // see the top of this file
   // The absolute term covers f' near its root (x ~ -0.75), where the reference's error is absolute.
   const double tol = std::fabs(ref) * 0x1p-30 + ((derivative && std::fabs(x) < 2.0) ? 0x1p-45 : 0.0);
@@ -111,7 +111,7 @@ Expected Judge(const Type& type, Form kind, bool derivative, double x) {
   }
   thread_local gelu::test::MpfrGelu oracle(kMpBits);
   Mp v(kMpBits);
-  oracle.Eval(x, kind, derivative ? nullptr : v.get(), derivative ? v.get() : nullptr);
+  oracle.Eval(x, form, derivative ? nullptr : v.get(), derivative ? v.get() : nullptr);
   return {MpRound(type, v.get()), true};
 }
 
@@ -128,17 +128,17 @@ void CheckType(const Type& type, const char* target) {
   std::vector<uint16_t> x(65536), y(65536), ones(65536, type.one);
   for (uint32_t i = 0; i < 65536; ++i) x[i] = static_cast<uint16_t>(i);
   for (const Function& fn : gelu::common::kFunctions) {
-    const Form kind = fn.form;
+    const Form form = fn.form;
     const bool derivative = fn.backward();
     const char* const name = fn.name;
     {
-      if (gelu::common::IsApproximateForm(kind)) {
-        const auto a = static_cast<gelu_approximate>(kind);
+      if (gelu::common::IsApproximateForm(form)) {
+        const auto a = static_cast<gelu_approximate>(form);
         ASSERT_EQ(derivative ? type.backward(ones.data(), x.data(), y.data(), 65536, a)
                              : type.forward(x.data(), y.data(), 65536, a),
                   GELU_OK);
       } else {
-        const auto v = kind == gelu::common::kGeluFast ? GELU_VARIANT_GELU_FAST : GELU_VARIANT_GELU_10;
+        const auto v = form == gelu::common::kGeluFast ? GELU_VARIANT_GELU_FAST : GELU_VARIANT_GELU_10;
         ASSERT_EQ(derivative ? type.variant_backward(v, ones.data(), x.data(), y.data(), 65536)
                              : type.variant_forward(v, x.data(), y.data(), 65536),
                   GELU_OK);
@@ -153,7 +153,7 @@ void CheckType(const Type& type, const char* target) {
           }
           continue;
         }
-        const Expected want = Judge(type, kind, derivative, xv);
+        const Expected want = Judge(type, form, derivative, xv);
         ambiguous += want.ambiguous;
         if (y[i] != want.bits && ++wrong <= 5) {
           ADD_FAILURE() << type.name << " " << name << std::hex << " x=0x"
@@ -177,7 +177,7 @@ TEST(HalfScalarPathTest, MatchesVectorKernels) {
   for (const Type* type : {&kBf16, &kF16}) {
     std::vector<uint16_t> x(65536), y(65536), ones(65536, type->one);
     for (uint32_t i = 0; i < 65536; ++i) x[i] = static_cast<uint16_t>(i);
-    for (int form = 0; form < 3; ++form) {
+    for (int form = 0; form < gelu::common::kNumForms; ++form) {
       const auto a = static_cast<gelu_approximate>(form);
       ASSERT_EQ(type->forward(x.data(), y.data(), 65536, a), GELU_OK);
       for (uint32_t i = 0; i < 65536; ++i) {
@@ -201,7 +201,7 @@ TEST(HalfExhaustiveCasesTest, TinyOddSubnormalsRoundTowardsPlusInfinity) {
   // 2^-133, so it rounds up to 2^-133; x = -2^-133: just below (in magnitude) -> -0.
   const uint16_t x[2] = {0x0001, 0x8001};
   uint16_t y[2];
-  for (int form = 0; form < 3; ++form) {
+  for (int form = 0; form < gelu::common::kNumForms; ++form) {
     ASSERT_EQ(gelu_forward_bf16(x, y, 2, static_cast<gelu_approximate>(form)), GELU_OK);
     EXPECT_EQ(y[0], 0x0001) << form;
     EXPECT_EQ(y[1], 0x8000) << form;
@@ -211,7 +211,7 @@ TEST(HalfExhaustiveCasesTest, FarNegativeDerivativeIsMinusZero) {
   const uint16_t x[3] = {0xc300 /* -128 */, 0xff7f /* -max */, 0xff80 /* -inf */};
   const uint16_t one[3] = {0x3f80, 0x3f80, 0x3f80};
   uint16_t y[3];
-  for (int form = 0; form < 3; ++form) {
+  for (int form = 0; form < gelu::common::kNumForms; ++form) {
     ASSERT_EQ(gelu_backward_bf16(one, x, y, 3, static_cast<gelu_approximate>(form)), GELU_OK);
     EXPECT_EQ(y[0], 0x8000) << form;
     EXPECT_EQ(y[1], 0x8000) << form;
