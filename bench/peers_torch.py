@@ -23,8 +23,10 @@ import time
 import torch
 import torch.nn.functional as F
 
+from function_table import FORMS  # ours, in gelu_approximate's numbering (bench/function_table.py)
+
 GELU_OK = 0
-FORMS = {"none": 0, "tanh": 1}
+TORCH_FORMS = ("none", "tanh")  # PyTorch's approximate= values, each one of our FORMS
 
 
 def load_library(path):
@@ -43,7 +45,7 @@ def load_library(path):
 
 def make_calls(lib, op, form, x, g, out):
     """Returns (ours, torch) zero-argument callables doing one pass over x."""
-    n, a = x.numel(), FORMS[form]
+    n, a = x.numel(), FORMS.index(form)
     xp, gp, op_ = x.data_ptr(), g.data_ptr(), out.data_ptr()
     if op == "fwd":
         fwd = lib.gelu_forward_f32
@@ -140,7 +142,7 @@ def main():
             g = torch.randn(n, generator=gen, dtype=torch.float32)
             out = torch.empty_like(x)
             for op in ("fwd", "bwd"):
-                for form in FORMS:
+                for form in TORCH_FORMS:
                     check_agreement(lib, op, form, x, g, out)
                     (ours_s, ours_b), (theirs_s, theirs_b) = interleaved_times(
                         make_calls(lib, op, form, x, g, out), args.repeats, args.sample_ms / 1e3, clock)

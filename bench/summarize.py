@@ -12,9 +12,11 @@ import argparse
 import json
 import sys
 
+from function_table import FORMS  # the library's forms, from src/common/functions.h (bench/function_table.py)
+
 KI = 1024
 SIZES = [4 * KI, 64 * KI, KI * KI, 16 * KI * KI]
-FORMS = ["none", "tanh", "sigmoid"]
+ONEDNN_FORMS = ("none", "tanh")  # the forms oneDNN has: eltwise_gelu_erf, eltwise_gelu_tanh (gelu_benchmark.cc)
 
 
 def size_name(n):
@@ -72,9 +74,9 @@ def forward_backward_tables(t, dtype, dists):
             header += ["oneDNN erf", "oneDNN tanh"]
         header += ["naive erf", "copy"]
         if dtype == "f32":
-            header += ["ours/oneDNN none", "ours/oneDNN tanh"]
+            header += [f"ours/oneDNN {f}" for f in ONEDNN_FORMS]
         if op == "bwd":
-            header += ["bwd/fwd none", "bwd/fwd tanh", "bwd/fwd sigmoid"]
+            header += [f"bwd/fwd {f}" for f in FORMS]
         lines = []
         for threads in ("t1", "tall"):
             for n in SIZES:
@@ -85,11 +87,11 @@ def forward_backward_tables(t, dtype, dists):
                     line = ["1" if threads == "t1" else "all", size_name(n), dist] + [fmt(v) for v in ours]
                     dnn = []
                     if dtype == "f32":
-                        dnn = [t.get("onednn", op, "f32", f, dist, threads, n) for f in ("none", "tanh")]
+                        dnn = [t.get("onednn", op, "f32", f, dist, threads, n) for f in ONEDNN_FORMS]
                         line += [fmt(v) for v in dnn]
                     line += [fmt(t.get("naive", op, dtype, "none", dist, threads, n)), fmt(t.copy(dtype, threads, n))]
                     if dtype == "f32":
-                        line += [fmt(ratio(ours[0], dnn[0]), 2), fmt(ratio(ours[1], dnn[1]), 2)]
+                        line += [fmt(ratio(ours[FORMS.index(f)], d), 2) for f, d in zip(ONEDNN_FORMS, dnn)]
                     if op == "bwd":
                         line += [fmt(ratio(ours[i], t.get("gelu", "fwd", dtype, f, dist, threads, n)), 2)
                                  for i, f in enumerate(FORMS)]
