@@ -59,9 +59,12 @@ import gelu.torch as gelu_torch  # noqa: E402
 from gelu.speed import FORMS, cases, cpu_model, measure  # noqa: E402
 
 DATA_DIR = "/usr/share/datasets/fashion-mnist"  # Debian's dataset-fashion-mnist
-# Rows: our three GELU forms (gelu.torch), then torch's ReLU and ELU (alpha = 1, as in the paper).
-ACTIVATIONS = ("gelu", "gelu-tanh", "gelu-sigmoid", "relu", "elu")
-GELU_FORMS = {"gelu": "none", "gelu-tanh": "tanh", "gelu-sigmoid": "sigmoid"}
+EXACT = FORMS[0]  # "none": gelu_approximate 0, the exact GELU; the other forms are its approximations
+# Rows: our GELU forms (gelu.torch; "gelu" is the exact one, "gelu-<form>" the others), then torch's ReLU and ELU
+# (alpha = 1, as in the paper).
+GELU_FORMS = {("gelu" if f == EXACT else f"gelu-{f}"): f for f in FORMS}
+APPROXIMATE_GELUS = tuple(a for a, f in GELU_FORMS.items() if f != EXACT)  # "gelu-tanh", "gelu-sigmoid"
+ACTIVATIONS = (*GELU_FORMS, "relu", "elu")
 DROPOUTS = (0.0, 0.5)
 HIDDEN_LAYERS, WIDTH, BATCH = 8, 128, 128
 VALIDATION_IMAGES = 5000  # the first 5000 training images, as TensorFlow's MNIST loader the paper used
@@ -341,8 +344,8 @@ def measure_cost():
 def approximation_error():
     """{form: max |form(x) - exact(x)|} over x in [-10, 10] (float64, step 1e-4), from the library."""
     x = np.arange(-10.0, 10.0, 1e-4)
-    exact = gelu.forward(x, "none")
-    return {f: float(np.abs(gelu.forward(x, f) - exact).max()) for f in FORMS if f != "none"}
+    exact = gelu.forward(x, EXACT)
+    return {f: float(np.abs(gelu.forward(x, f) - exact).max()) for f in FORMS if f != EXACT}
 
 
 def fmt_spread(values, digits=3, scale=1.0):
@@ -392,13 +395,13 @@ def check_claims(chosen, cost, approx_err, edges):
     # 3a. Cost of the exact form against the cheaper approximation, per implementation and op.
     ratios, expensive = [], {}
     for impl in ("torch", "ours"):
-        r = {op: cost[impl, "none", op] / min(cost[impl, "tanh", op], cost[impl, "sigmoid", op])
+        r = {op: cost[impl, EXACT, op] / min(cost[impl, f, op] for f in FORMS if f != EXACT)
              for op in ("forward", "backward")}
         expensive[impl] = all(v >= EXPENSIVE for v in r.values())
         name = "PyTorch" if impl == "torch" else "this library"
         ratios.append(f"{name} {r['forward']:.2f}x forward, {r['backward']:.2f}x backward")
     epoch = {a: statistics.median(t for d in DROPOUTS for run in chosen[a, d] for t in run["epoch_cpu_s"])
-             for a in ("gelu", "gelu-tanh", "gelu-sigmoid", "relu")}
+             for a in (*GELU_FORMS, "relu")}
     n_exp = sum(expensive.values())
     rows.append(("3a. erf is expensive, hence the tanh and sigmoid approximations",
                  f"Exact form's time over the cheaper approximation's ({COST_ELEMENTS >> 10} Ki float32, 1 thread; "
@@ -408,7 +411,7 @@ def check_claims(chosen, cost, approx_err, edges):
 
     # 3b. The approximations' error against training outcomes, within seed noise?
     outside, notes = [], []
-    for form in ("gelu-tanh", "gelu-sigmoid"):
+    for form in APPROXIMATE_GELUS:
         for d in DROPOUTS:
             e, f = final(chosen["gelu", d], "test_acc"), final(chosen[form, d], "test_acc")
             noise = max(max(e) - min(e), max(f) - min(f))
