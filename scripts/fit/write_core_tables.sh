@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
-# Regenerates src/common/core_tables.h from scripts/fit/core_intervals.sollya (Debian's sollya; ~2-4 minutes).
+# Regenerates src/common/core_tables.h: the core tables from scripts/fit/core_intervals.sollya (Debian's sollya;
+# ~2-4 minutes), the tail tables from scripts/fit/tail_intervals.py (python3-mpmath; ~20 s).
 #   bash scripts/fit/write_core_tables.sh
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/../.."
 out=src/common/core_tables.h
 tables=$(sollya scripts/fit/core_intervals.sollya 2>/dev/null | grep -v '^Display mode\|^The precision\|^The verbosity')
+tail_tables=$(/usr/bin/python3 scripts/fit/tail_intervals.py)
 {
 cat <<'HEAD'
 // SPDX-License-Identifier: Apache-2.0
@@ -37,6 +39,25 @@ inline constexpr float kCoreFirstRatioCentre = -0.25f;
 
 HEAD
 echo "$tables"
+cat <<'TAILHEAD'
+
+// The float32 tail tables (src/common/gelu_f32_math.h, TailF32), from scripts/fit/tail_intervals.py: per function,
+// 32 columns spaced 8 to a binade, column k = (bits(t) >> 20) - kTailFirstColumnBits clamped to [0, 31] for
+// t = |x| clamped to kTailTMax: [4 + k/2, 4 + (k+1)/2) for k < 8, then widths 1, 2, 4 up to [56, 64), column 0
+// also [3.875, 4). Row 0 holds the interval's centre c, rows 1 and 2 the constant term as a float pair (hi, lo),
+// rows 3..7 the coefficients of d^1..d^5, d = t - c (exact). What is fitted: A(t) (forward) or B(t) (derivative)
+// of f(-t) = -exp(-E(t)) A(t), f'(-t) = -exp(-E(t)) B(t); see tail_intervals.py. Columns past kTailTMax are zero.
+inline constexpr int kTailDegree = 5;
+inline constexpr int kTailRows = kTailDegree + 3;  // centre, hi, lo, a1..a5
+struct alignas(64) TailTable {
+  float row[kTailRows][kCoreColumns];
+};
+struct alignas(64) TailExpTable {
+  float row[2][kCoreColumns];
+};
+inline constexpr int kTailFirstColumnBits = 0x408;  // bits(4.0f) >> 20
+TAILHEAD
+echo "$tail_tables"
 cat <<'TAIL'
 
 #if defined(__CUDACC__)
@@ -47,6 +68,13 @@ __device__ constexpr CoreTable kCoreSigmoidForwardDevice = kCoreSigmoidForward;
 __device__ constexpr CoreTable kCoreExactDerivativeDevice = kCoreExactDerivative;
 __device__ constexpr CoreTable kCoreTanhDerivativeDevice = kCoreTanhDerivative;
 __device__ constexpr CoreTable kCoreSigmoidDerivativeDevice = kCoreSigmoidDerivative;
+__device__ constexpr TailTable kTailExactForwardDevice = kTailExactForward;
+__device__ constexpr TailTable kTailTanhForwardDevice = kTailTanhForward;
+__device__ constexpr TailTable kTailSigmoidForwardDevice = kTailSigmoidForward;
+__device__ constexpr TailTable kTailExactDerivativeDevice = kTailExactDerivative;
+__device__ constexpr TailTable kTailTanhDerivativeDevice = kTailTanhDerivative;
+__device__ constexpr TailTable kTailSigmoidDerivativeDevice = kTailSigmoidDerivative;
+__device__ constexpr TailExpTable kTailExp2Device = kTailExp2;
 #endif
 
 // form: 0 none, 1 tanh, 2 sigmoid (gelu_approximate).
@@ -69,6 +97,31 @@ const CoreTable& CoreTableFor(int form, bool derivative) {
                    : form == 1 ? GELU_CORE_PICK(kCoreTanhForward) : GELU_CORE_PICK(kCoreSigmoidForward);
 #undef GELU_CORE_PICK
 }
+#if defined(__CUDACC__)
+__host__ __device__ __forceinline__
+#else
+inline
+#endif
+const TailTable& TailTableFor(int form, bool derivative) {
+#if defined(__CUDA_ARCH__)
+#define GELU_TAIL_PICK(name) name##Device
+#else
+#define GELU_TAIL_PICK(name) name
+#endif
+  if (derivative) {
+    return form == 0 ? GELU_TAIL_PICK(kTailExactDerivative)
+                     : form == 1 ? GELU_TAIL_PICK(kTailTanhDerivative) : GELU_TAIL_PICK(kTailSigmoidDerivative);
+  }
+  return form == 0 ? GELU_TAIL_PICK(kTailExactForward)
+                   : form == 1 ? GELU_TAIL_PICK(kTailTanhForward) : GELU_TAIL_PICK(kTailSigmoidForward);
+}
+#if defined(__CUDACC__)
+__host__ __device__ __forceinline__
+#else
+inline
+#endif
+const TailExpTable& TailExp2Table() { return GELU_TAIL_PICK(kTailExp2); }
+#undef GELU_TAIL_PICK
 
 }  // namespace gelu::common
 

@@ -104,6 +104,108 @@ inline constexpr CoreTable kCoreSigmoidDerivative = {{
     {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0x1.163f18p-27, 0, 0, },
 }};
 
+// The float32 tail tables (src/common/gelu_f32_math.h, TailF32), from scripts/fit/tail_intervals.py: per function,
+// 32 columns spaced 8 to a binade, column k = (bits(t) >> 20) - kTailFirstColumnBits clamped to [0, 31] for
+// t = |x| clamped to kTailTMax: [4 + k/2, 4 + (k+1)/2) for k < 8, then widths 1, 2, 4 up to [56, 64), column 0
+// also [3.875, 4). Row 0 holds the interval's centre c, rows 1 and 2 the constant term as a float pair (hi, lo),
+// rows 3..7 the coefficients of d^1..d^5, d = t - c (exact). What is fitted: A(t) (forward) or B(t) (derivative)
+// of f(-t) = -exp(-E(t)) A(t), f'(-t) = -exp(-E(t)) B(t); see tail_intervals.py. Columns past kTailTMax are zero.
+inline constexpr int kTailDegree = 5;
+inline constexpr int kTailRows = kTailDegree + 3;  // centre, hi, lo, a1..a5
+struct alignas(64) TailTable {
+  float row[kTailRows][kCoreColumns];
+};
+struct alignas(64) TailExpTable {
+  float row[2][kCoreColumns];
+};
+inline constexpr int kTailFirstColumnBits = 0x408;  // bits(4.0f) >> 20
+// Per form (0 none, 1 tanh, 2 sigmoid), the largest t the tables serve: E(t) <= 102 there, so exp(-E)
+// scales by at most 2^-150 (the reduction's integers fit), and beyond it f(-t) and f'(-t) are below
+// 2^-126 in magnitude (subnormal or zero: left to the double path) while f(t) = t and f'(t) = 1 to far
+// below half an ULP.
+// (scalars, not arrays: CUDA device code reads a host constexpr only as a scalar constant)
+inline constexpr float kTailTMaxExact = 0x1.c8p+3f;
+inline constexpr float kTailTMaxTanh = 0x1.5p+3f;
+inline constexpr float kTailTMaxSigmoid = 0x1.ep+5f;
+inline constexpr float kTailExpLn2Over32Hi = 0x1.62cp-6f;
+inline constexpr float kTailExpLn2Over32Mid = 0x1.217f7ep-17f;
+inline constexpr float kTailExpLn2Over32Lo = -0x1.c610cap-42f;
+inline constexpr float kTailExpThirtyTwoOverLn2 = 0x1.715476p+5f;
+// 2^(-j/32) = row 0 + row 1 (a float pair), column j.
+inline constexpr TailExpTable kTailExp2 = {{
+    {0x1p+0f, 0x1.f50766p-1f, 0x1.ea4afap-1f, 0x1.dfc974p-1f, 0x1.d5818ep-1f, 0x1.cb720ep-1f, 0x1.c199bep-1f, 0x1.b7f77p-1f, 0x1.ae89fap-1f, 0x1.a5503cp-1f, 0x1.9c4918p-1f, 0x1.93737cp-1f, 0x1.8ace54p-1f, 0x1.82589ap-1f, 0x1.7a1148p-1f, 0x1.71f75ep-1f, 0x1.6a09e6p-1f, 0x1.6247ecp-1f, 0x1.5ab07ep-1f, 0x1.5342b6p-1f, 0x1.4bfdaep-1f, 0x1.44e086p-1f, 0x1.3dea64p-1f, 0x1.371a74p-1f, 0x1.306fep-1f, 0x1.29e9ep-1f, 0x1.2387a6p-1f, 0x1.1d4874p-1f, 0x1.172b84p-1f, 0x1.11301ep-1f, 0x1.0b5586p-1f, 0x1.059b0ep-1f},
+    {0, -0x1.246ebp-27f, 0x1.52486cp-28f, -0x1.908c94p-26f, -0x1.822dbcp-28f, -0x1.8837ccp-28f, -0x1.3d56b2p-28f, -0x1.a09438p-26f, -0x1.a94b14p-27f, -0x1.b83b54p-26f, 0x1.51f848p-28f, -0x1.e64744p-26f, 0x1.15506ep-28f, -0x1.accc7cp-27f, -0x1.829fdp-26f, 0x1.1d8beep-26f, 0x1.9fcef4p-27f, -0x1.f8b55p-26f, -0x1.5bd5ecp-28f, -0x1.2c561p-26f, -0x1.593abcp-26f, 0x1.8624b4p-31f, 0x1.824684p-26f, -0x1.18aac6p-26f, 0x1.4636e2p-26f, -0x1.5c0424p-26f, 0x1.ceac48p-26f, -0x1.d2e8cap-26f, -0x1.c15742p-28f, -0x1.fdb496p-26f, 0x1.9f3122p-26f, -0x1.9d4f52p-26f},
+}};
+inline constexpr float kTailTanhZ1Hi = 0x1.988454p+0f, kTailTanhZ1Lo = -0x1.857936p-25f;  // float pair
+inline constexpr float kTailTanhZ3Hi = 0x1.2444f2p-4f, kTailTanhZ3Lo = 0x1.49b16ap-29f;  // float pair
+inline constexpr float kTailSigmoidScaleHi = 0x1.b3b646p+0f, kTailSigmoidScaleLo = -0x1.78d4fep-26f;  // float pair
+// kTailExactForward: worst relative error 2^-30.75 (column 0)
+inline constexpr TailTable kTailExactForward = {{
+    {0x1.0cp+2f, 0x1.3p+2f, 0x1.5p+2f, 0x1.7p+2f, 0x1.9p+2f, 0x1.bp+2f, 0x1.dp+2f, 0x1.fp+2f, 0x1.1p+3f, 0x1.3p+3f, 0x1.5p+3f, 0x1.7p+3f, 0x1.9p+3f, 0x1.bp+3f, 0x1.dp+3f, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
+    {0x1.846048p-2f, 0x1.8867b8p-2f, 0x1.8b129ep-2f, 0x1.8d241ep-2f, 0x1.8ec63ap-2f, 0x1.9015b2p-2f, 0x1.9126aep-2f, 0x1.92079ap-2f, 0x1.931526p-2f, 0x1.942214p-2f, 0x1.94e876p-2f, 0x1.957ed8p-2f, 0x1.95f378p-2f, 0x1.964fb2p-2f, 0x1.9699dap-2f, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
+    {-0x1.fef414p-27f, -0x1.496d72p-27f, 0x1.7bf20ap-28f, -0x1.1fb17ep-27f, -0x1.a6d434p-28f, 0x1.a7e9dp-29f, -0x1.15b87ep-27f, -0x1.4893f8p-27f, 0x1.02fc04p-28f, -0x1.df8906p-28f, -0x1.acfcfcp-30f, -0x1.3cb70ep-27f, -0x1.5147f2p-29f, -0x1.8ae5f4p-27f, -0x1.d76262p-28f, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
+    {0x1.0d0528p-7f, 0x1.852b7ep-8f, 0x1.2ae288p-8f, 0x1.d419f8p-9f, 0x1.74d5bap-9f, 0x1.2d6b58p-9f, 0x1.edd69p-10f, 0x1.99522ep-10f, 0x1.3ae804p-10f, 0x1.c9eb5ep-11f, 0x1.56ee3ep-11f, 0x1.073c62p-11f, 0x1.9ca85p-12f, 0x1.494a5p-12f, 0x1.0ade66p-12f, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
+    {-0x1.44f9acp-9f, -0x1.ab7e4p-10f, -0x1.2f6ap-10f, -0x1.b940aap-11f, -0x1.47c394p-11f, -0x1.f03192p-12f, -0x1.7defe2p-12f, -0x1.2a6dbp-12f, -0x1.a6960cp-13f, -0x1.15851p-13f, -0x1.7abed8p-14f, -0x1.0ae3cep-14f, -0x1.828cf4p-15f, -0x1.1e9336p-15f, -0x1.b1a646p-16f, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
+    {0x1.51ae3ep-11f, 0x1.95e10ap-12f, 0x1.0b2e94p-12f, 0x1.69de7ep-13f, 0x1.f699e4p-14f, 0x1.64fa46p-14f, 0x1.02a26ap-14f, 0x1.7d9936p-15f, 0x1.f245dap-16f, 0x1.28285p-16f, 0x1.70d8p-17f, 0x1.ddca4ep-18f, 0x1.3ffc16p-18f, 0x1.b923f2p-19f, 0x1.37cc0ap-19f, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
+    {-0x1.4152e6p-13f, -0x1.614a04p-14f, -0x1.b07d34p-15f, -0x1.1162acp-15f, -0x1.63b4c4p-16f, -0x1.dad716p-17f, -0x1.4454aep-17f, -0x1.c4592ep-18f, -0x1.11fac4p-18f, -0x1.2703aep-19f, -0x1.4f87f4p-20f, -0x1.8fb13cp-21f, -0x1.ef5046p-22f, -0x1.3d8e8ap-22f, -0x1.a374f8p-23f, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
+    {0x1.1bbc96p-15f, 0x1.20c3d6p-16f, 0x1.44712cp-17f, 0x1.829ce8p-18f, 0x1.de38bap-19f, 0x1.230b2p-19f, 0x1.85d0eap-20f, 0x1.0138b4p-20f, 0x1.1bdc5ap-21f, 0x1.1533b6p-22f, 0x1.221f0ap-23f, 0x1.3cb10ap-24f, 0x1.6b655p-25f, 0x1.af943ep-26f, 0x1.0af622p-26f, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
+}};
+// kTailTanhForward: worst relative error 2^-29.62 (column 0)
+inline constexpr TailTable kTailTanhForward = {{
+    {0x1.0cp+2f, 0x1.3p+2f, 0x1.5p+2f, 0x1.7p+2f, 0x1.9p+2f, 0x1.bp+2f, 0x1.dp+2f, 0x1.fp+2f, 0x1.1p+3f, 0x1.3p+3f, 0x1.5p+3f, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
+    {0x1.0bff8cp+2f, 0x1.2ffffcp+2f, 0x1.5p+2f, 0x1.7p+2f, 0x1.9p+2f, 0x1.bp+2f, 0x1.dp+2f, 0x1.fp+2f, 0x1.1p+3f, 0x1.3p+3f, 0x1.5p+3f, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
+    {-0x1.6d6596p-23f, -0x1.b6e5d8p-23f, -0x1.544a7cp-25f, -0x1.a552c8p-31f, -0x1.187e3p-37f, -0x1.7e77e6p-45f, -0x1.fe6f9cp-54f, -0x1.40d4e8p-63f, -0x1.59095ep-74f, -0x1.4812fap-98f, -0x1.7e5f58p-128f, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
+    {0x1.000952p+0f, 0x1.000078p+0f, 0x1.000004p+0f, 0x1p+0f, 0x1p+0f, 0x1p+0f, 0x1p+0f, 0x1p+0f, 0x1p+0f, 0x1p+0f, 0x1p+0f, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
+    {-0x1.613624p-12f, -0x1.61c3cp-16f, -0x1.0d12c6p-20f, -0x1.c13ebap-26f, -0x1.860acep-32f, -0x1.4c1eep-39f, -0x1.03324cp-47f, -0x1.534e6p-57f, 0x1.4521cp-68f, 0x1.3494b2p-92f, 0x1.5c9a9ap-122f, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
+    {0x1.ffec9ep-12f, 0x1.58cfaep-15f, 0x1.4495e2p-18f, 0x1.b0042ep-22f, 0x1.5e07a2p-28f, 0x1.207abp-35f, 0x1.c9ed8p-44f, 0x1.4a64acp-53f, -0x1.bb8202p-68f, -0x1.0225fep-91f, -0x1.3c891ep-121f, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
+    {-0x1.04616ap-11f, -0x1.bc0d04p-15f, -0x1.06265ep-18f, -0x1.4bbf7ap-23f, -0x1.b14dbap-29f, -0x1.18147ap-35f, -0x1.56dbfp-43f, -0x1.7b971p-52f, -0x1.739112p-65f, -0x1.29093p-89f, -0x1.307152p-119f, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
+    {0x1.5a77cap-12f, 0x1.81760ep-16f, -0x1.a753dep-16f, -0x1.e1a11ep-19f, -0x1.5a5608p-25f, -0x1.d89584p-33f, -0x1.0b0b48p-41f, -0x1.43e7d4p-52f, 0x1.50e21ep-64f, 0x1.1fcedp-88f, 0x1.32cd6cp-118f, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
+}};
+// kTailSigmoidForward: worst relative error 2^-30.45 (column 0)
+inline constexpr TailTable kTailSigmoidForward = {{
+    {0x1.0cp+2f, 0x1.3p+2f, 0x1.5p+2f, 0x1.7p+2f, 0x1.9p+2f, 0x1.bp+2f, 0x1.dp+2f, 0x1.fp+2f, 0x1.1p+3f, 0x1.3p+3f, 0x1.5p+3f, 0x1.7p+3f, 0x1.9p+3f, 0x1.bp+3f, 0x1.dp+3f, 0x1.fp+3f, 0x1.1p+4f, 0x1.3p+4f, 0x1.5p+4f, 0x1.7p+4f, 0x1.9p+4f, 0x1.bp+4f, 0x1.dp+4f, 0x1.fp+4f, 0x1.1p+5f, 0x1.3p+5f, 0x1.5p+5f, 0x1.7p+5f, 0x1.9p+5f, 0x1.bp+5f, 0x1.dp+5f, 0x1.fp+5f},
+    {0x1.0bc8f4p+2f, 0x1.2fe804p+2f, 0x1.4ff4aep+2f, 0x1.6ffab4p+2f, 0x1.8ffd8ap+2f, 0x1.affedep+2f, 0x1.cfff7ap+2f, 0x1.efffc4p+2f, 0x1.0ffff6p+3f, 0x1.2ffffep+3f, 0x1.5p+3f, 0x1.7p+3f, 0x1.9p+3f, 0x1.bp+3f, 0x1.dp+3f, 0x1.fp+3f, 0x1.1p+4f, 0x1.3p+4f, 0x1.5p+4f, 0x1.7p+4f, 0x1.9p+4f, 0x1.bp+4f, 0x1.dp+4f, 0x1.fp+4f, 0x1.1p+5f, 0x1.3p+5f, 0x1.5p+5f, 0x1.7p+5f, 0x1.9p+5f, 0x1.bp+5f, 0x1.dp+5f, 0x1.fp+5f},
+    {-0x1.7567f8p-23f, 0x1.19b5ecp-27f, -0x1.5a896p-25f, 0x1.1e7faep-23f, 0x1.cb15dep-23f, -0x1.ceabc8p-26f, 0x1.e5b48p-23f, -0x1.757d22p-23f, 0x1.6a6fd8p-22f, 0x1.b47cb2p-25f, -0x1.86b41ap-23f, -0x1.3810f8p-25f, -0x1.eebe4ep-28f, -0x1.85aafep-30f, -0x1.31398ep-32f, -0x1.dbe33cp-35f, -0x1.4558aep-38f, -0x1.82c9dcp-43f, -0x1.c6bc98p-48f, -0x1.08e29cp-52f, -0x1.32421ap-57f, -0x1.5fd392p-62f, -0x1.91f4d6p-67f, -0x1.c90b54p-72f, -0x1.a58c8cp-79f, -0x1.0ad286p-88f, -0x1.4df608p-98f, -0x1.9e2344p-108f, -0x1.fd9eaep-118f, -0x1.3785dp-127f, -0x1.7acp-137f, -0x1.cp-147f},
+    {0x1.0141e4p+0f, 0x1.008f0ap+0f, 0x1.00447p+0f, 0x1.00205cp+0f, 0x1.000f28p+0f, 0x1.00070cp+0f, 0x1.00034p+0f, 0x1.00017ep+0f, 0x1.000076p+0f, 0x1.000018p+0f, 0x1.000004p+0f, 0x1p+0f, 0x1p+0f, 0x1p+0f, 0x1p+0f, 0x1p+0f, 0x1p+0f, 0x1p+0f, 0x1p+0f, 0x1p+0f, 0x1p+0f, 0x1p+0f, 0x1p+0f, 0x1p+0f, 0x1p+0f, 0x1p+0f, 0x1p+0f, 0x1p+0f, 0x1p+0f, 0x1p+0f, 0x1p+0f, 0x1p+0f},
+    {-0x1.c9792p-9f, -0x1.a1d6fep-10f, -0x1.9711a8p-11f, -0x1.866a8ep-12f, -0x1.71e5cap-13f, -0x1.5b06b6p-14f, -0x1.42f056p-15f, -0x1.2a7bacp-16f, -0x1.72ececp-18f, -0x1.336d4p-20f, -0x1.f64028p-23f, -0x1.958ff8p-25f, -0x1.446748p-27f, -0x1.0176cp-29f, -0x1.95fc22p-32f, -0x1.3e4a2p-34f, -0x1.b1054p-38f, -0x1.0355c6p-42f, -0x1.32bc9cp-47f, -0x1.671fdcp-52f, -0x1.a0f0e2p-57f, -0x1.e0aa38p-62f, -0x1.13683cp-66f, -0x1.39f97ep-71f, -0x1.8f5ea4p-79f, -0x1.f919f8p-89f, -0x1.3bdd34p-98f, -0x1.877528p-108f, -0x1.e1772ap-118f, -0x1.262f6cp-127f, -0x1.658p-137f, -0x1.cp-147f},
+    {0x1.a01892p-10f, 0x1.8ab3ep-11f, 0x1.8b0a3p-12f, 0x1.849366p-13f, 0x1.75b7dep-14f, 0x1.4a7ce8p-15f, 0x1.5f8f94p-16f, 0x1.3ec632p-17f, 0x1.6c2f6ep-19f, 0x1.909542p-21f, 0x1.b50be4p-21f, 0x1.a09e92p-21f, 0x1.4bcc9p-23f, 0x1.065e74p-25f, 0x1.9c6d12p-28f, 0x1.42773ap-30f, 0x1.e691aep-36f, 0x1.22a3b6p-40f, 0x1.570946p-45f, 0x1.90ece4p-50f, 0x1.d0cb5ep-55f, 0x1.0b95d4p-59f, 0x1.324fd8p-64f, 0x1.5ce296p-69f, 0x1.8b817cp-78f, 0x1.f5a51p-88f, 0x1.3a6c76p-97f, 0x1.86689cp-107f, 0x1.e0ef1p-117f, 0x1.26412p-126f, 0x1.6608p-136f, 0x1.cp-146f},
+    {-0x1.09e7b8p-11f, -0x1.0e715cp-12f, -0x1.188c0ep-13f, -0x1.198bfcp-14f, -0x1.141adep-15f, -0x1.0a2e76p-16f, -0x1.fa78f6p-18f, -0x1.dcc55ap-19f, -0x1.35ca62p-20f, -0x1.06e92ep-22f, -0x1.b5556p-25f, -0x1.6607f8p-27f, -0x1.21d548p-29f, -0x1.d0a05p-32f, -0x1.7163ap-34f, -0x1.23a82p-36f, -0x1.beceb2p-40f, -0x1.0e76b8p-44f, -0x1.429bbep-49f, -0x1.7c4b96p-54f, -0x1.bc04dap-59f, -0x1.01286p-63f, -0x1.27e1bap-68f, -0x1.527e9p-73f, -0x1.af5b8ap-80f, -0x1.137d38p-89f, -0x1.5b4b56p-99f, -0x1.b136cap-109f, -0x1.0bdbeep-118f, -0x1.48d748p-128f, -0x1.914p-138f, -0x1p-147f},
+    {0x1.b52256p-14f, 0x1.5b14cap-14f, 0x1.2c44d6p-15f, 0x1.3f45cp-18f, 0x1.352944p-19f, 0x1.1fd36ap-15f, -0x1.8a7a72p-17f, -0x1.4910bcp-19f, 0x1.c4aad4p-21f, -0x1.622d6cp-22f, -0x1.064622p-19f, -0x1.1f642ep-19f, -0x1.c99c3p-22f, -0x1.69c07p-24f, -0x1.1c416ap-26f, -0x1.bc693p-29f, -0x1.28144ep-36f, -0x1.612feep-41f, -0x1.a05c7cp-46f, -0x1.e624c4p-51f, -0x1.198f7ap-55f, -0x1.43f6acp-60f, -0x1.729fbcp-65f, -0x1.a5e97ap-70f, -0x1.df038ep-83f, -0x1.29ac22p-92f, -0x1.6ef9e4p-102f, -0x1.c157fap-112f, -0x1.1181acp-121f, -0x1.4b4acp-131f, -0x1.9p-141f, -0x1p-149f},
+}};
+// kTailExactDerivative: worst relative error 2^-31.10 (column 9)
+inline constexpr TailTable kTailExactDerivative = {{
+    {0x1.0cp+2f, 0x1.3p+2f, 0x1.5p+2f, 0x1.7p+2f, 0x1.9p+2f, 0x1.bp+2f, 0x1.dp+2f, 0x1.fp+2f, 0x1.1p+3f, 0x1.3p+3f, 0x1.5p+3f, 0x1.7p+3f, 0x1.9p+3f, 0x1.bp+3f, 0x1.dp+3f, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
+    {0x1.947acp+0f, 0x1.d075fep+0f, 0x1.02aec6p+1f, 0x1.1cfceep+1f, 0x1.372da8p+1f, 0x1.5146f4p+1f, 0x1.6b4d52p+1f, 0x1.854432p+1f, 0x1.ac1f1cp+1f, 0x1.dfcbd8p+1f, 0x1.09add6p+2f, 0x1.236afp+2f, 0x1.3d1fc2p+2f, 0x1.56ce18p+2f, 0x1.707742p+2f, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
+    {0x1.0e3bfp-29f, 0x1.fcf3acp-27f, 0x1.543398p-24f, 0x1.553d54p-24f, -0x1.c3a9p-25f, -0x1.e5c81cp-25f, 0x1.81048ap-25f, 0x1.2ca0d2p-25f, -0x1.6d04b4p-25f, 0x1.efda6cp-25f, -0x1.375588p-26f, 0x1.d64b9ep-23f, 0x1.fba86p-23f, 0x1.80a20cp-24f, -0x1.518cb8p-24f, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
+    {0x1.aca86p-2f, 0x1.a8a0fp-2f, 0x1.a5f608p-2f, 0x1.a3e48ap-2f, 0x1.a2426cp-2f, 0x1.a0f2f4p-2f, 0x1.9fe1fap-2f, 0x1.9f010ep-2f, 0x1.9df38p-2f, 0x1.9ce692p-2f, 0x1.9c203p-2f, 0x1.9b89dp-2f, 0x1.9b152ep-2f, 0x1.9ab8f6p-2f, 0x1.9a6eccp-2f, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
+    {-0x1.0d04a6p-8f, -0x1.852b48p-9f, -0x1.2ae26ap-9f, -0x1.d419d4p-10f, -0x1.74d5a4p-10f, -0x1.2d6b4ap-10f, -0x1.edd67ep-11f, -0x1.995222p-11f, -0x1.3ae79ap-11f, -0x1.c9eaf6p-12f, -0x1.56ee08p-12f, -0x1.073c44p-12f, -0x1.9ca82ep-13f, -0x1.494a3cp-13f, -0x1.0ade5ap-13f, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
+    {0x1.b12a84p-11f, 0x1.1ca4f6p-11f, 0x1.94a356p-12f, 0x1.2566acp-12f, 0x1.b671cep-13f, 0x1.4b3af2p-13f, 0x1.fa1e1p-14f, 0x1.8b1724p-14f, 0x1.19e786p-14f, 0x1.738a6p-15f, 0x1.fadc18p-16f, 0x1.60f71ap-16f, 0x1.03c222p-16f, 0x1.794cfap-17f, 0x1.271b8ap-17f, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
+    {-0x1.5369bep-13f, -0x1.970134p-14f, -0x1.0bd026p-14f, -0x1.6a9f5ep-15f, -0x1.f786bcp-16f, -0x1.658e06p-16f, -0x1.030304p-16f, -0x1.7e1946p-17f, -0x1.f47cccp-18f, -0x1.293dc2p-18f, -0x1.71f922p-19f, -0x1.df089ep-20f, -0x1.40b1c2p-20f, -0x1.b9fb08p-21f, -0x1.384f58p-21f, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
+    {0x1.10cc24p-15f, 0x1.9afe0cp-16f, 0x1.3a959p-17f, 0x1.f346acp-17f, -0x1.d9949p-19f, 0x1.f0f0d8p-22f, 0x1.5f2daep-17f, 0x1.2e810ep-17f, 0x1.747ba6p-21f, -0x1.461a24p-24f, -0x1.228db4p-24f, 0x1.57eb5cp-21f, -0x1.152c36p-22f, 0x1.f63e34p-22f, -0x1.fb4584p-22f, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
+}};
+// kTailTanhDerivative: worst relative error 2^-29.11 (column 0)
+inline constexpr TailTable kTailTanhDerivative = {{
+    {0x1.0cp+2f, 0x1.3p+2f, 0x1.5p+2f, 0x1.7p+2f, 0x1.9p+2f, 0x1.bp+2f, 0x1.dp+2f, 0x1.fp+2f, 0x1.1p+3f, 0x1.3p+3f, 0x1.5p+3f, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
+    {0x1.56681cp+4f, 0x1.d85862p+4f, 0x1.32d422p+5f, 0x1.86f87cp+5f, 0x1.e9e212p+5f, 0x1.2e6cd8p+6f, 0x1.709414p+6f, 0x1.bc0b2p+6f, 0x1.200d8p+7f, 0x1.8b62fap+7f, 0x1.078fdap+8f, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
+    {-0x1.e1e7a4p-21f, -0x1.aa4696p-21f, 0x1.98bf48p-20f, 0x1.9249e4p-21f, -0x1.2cc696p-21f, 0x1.2efe74p-20f, -0x1.60ada2p-19f, 0x1.5d4688p-19f, -0x1.95c73ep-26f, -0x1.28d14cp-23f, 0x1.ba07f2p-17f, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
+    {0x1.9b75bp+3f, 0x1.015d9p+4f, 0x1.34bd58p+4f, 0x1.6d40aap+4f, 0x1.aae734p+4f, 0x1.edb0f6p+4f, 0x1.1acef6p+5f, 0x1.41570ep+5f, 0x1.7ff434p+5f, 0x1.dc6e04p+5f, 0x1.21972p+6f, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
+    {0x1.57d42cp+1f, 0x1.866c52p+1f, 0x1.af8d5cp+1f, 0x1.d8a77cp+1f, 0x1.00e09ap+2f, 0x1.156d72p+2f, 0x1.29fa4cp+2f, 0x1.3e8724p+2f, 0x1.5d5a6ap+2f, 0x1.86741cp+2f, 0x1.af8dcep+2f, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
+    {0x1.be75dep-3f, 0x1.b7452ap-3f, 0x1.b68ccp-3f, 0x1.b65dcep-3f, 0x1.b678c2p-3f, 0x1.b66a7cp-3f, 0x1.b6966p-3f, 0x1.b66298p-3f, 0x1.b65e08p-3f, 0x1.b667e4p-3f, 0x1.b6788ap-3f, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
+    {-0x1.beed64p-9f, -0x1.07f426p-11f, -0x1.7ecbdep-15f, -0x1.432a7cp-22f, -0x1.c7f32ep-19f, 0x1.78ccc6p-20f, -0x1.68efe4p-19f, 0x1.03dc5p-19f, 0x1.44893ap-25f, 0x1.702becp-23f, 0x1.4783c4p-22f, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
+    {0x1.f06932p-10f, 0x1.f2d944p-13f, -0x1.c8735cp-12f, 0x1.d831cap-13f, -0x1.8ca274p-12f, -0x1.15e5fap-14f, -0x1.0c4a54p-10f, 0x1.bb2d66p-14f, 0x1.ac5c86p-15f, -0x1.505b48p-19f, -0x1.865e3p-14f, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
+}};
+// kTailSigmoidDerivative: worst relative error 2^-30.97 (column 1)
+inline constexpr TailTable kTailSigmoidDerivative = {{
+    {0x1.0cp+2f, 0x1.3p+2f, 0x1.5p+2f, 0x1.7p+2f, 0x1.9p+2f, 0x1.bp+2f, 0x1.dp+2f, 0x1.fp+2f, 0x1.1p+3f, 0x1.3p+3f, 0x1.5p+3f, 0x1.7p+3f, 0x1.9p+3f, 0x1.bp+3f, 0x1.dp+3f, 0x1.fp+3f, 0x1.1p+4f, 0x1.3p+4f, 0x1.5p+4f, 0x1.7p+4f, 0x1.9p+4f, 0x1.bp+4f, 0x1.dp+4f, 0x1.fp+4f, 0x1.1p+5f, 0x1.3p+5f, 0x1.5p+5f, 0x1.7p+5f, 0x1.9p+5f, 0x1.bp+5f, 0x1.dp+5f, 0x1.fp+5f},
+    {0x1.8774a6p+2f, 0x1.c51bdep+2f, 0x1.fbbadap+2f, 0x1.192276p+3f, 0x1.34626ap+3f, 0x1.4f9ff2p+3f, 0x1.6adc56p+3f, 0x1.86183p+3f, 0x1.aef18cp+3f, 0x1.e5686cp+3f, 0x1.0def9ep+4f, 0x1.292b02p+4f, 0x1.446666p+4f, 0x1.5fa1cap+4f, 0x1.7add3p+4f, 0x1.961894p+4f, 0x1.bef1aap+4f, 0x1.f56872p+4f, 0x1.15ef9ep+5f, 0x1.312b02p+5f, 0x1.4c6666p+5f, 0x1.67a1cap+5f, 0x1.82dd3p+5f, 0x1.9e1894p+5f, 0x1.c6f1aap+5f, 0x1.fd6872p+5f, 0x1.19ef9ep+6f, 0x1.352b02p+6f, 0x1.506666p+6f, 0x1.6ba1cap+6f, 0x1.86dd3p+6f, 0x1.a21894p+6f},
+    {-0x1.3d54a2p-26f, 0x1.71cfb8p-26f, 0x1.693fd2p-23f, -0x1.f6fadap-22f, 0x1.d969d2p-29f, 0x1.e375cap-23f, -0x1.6237b4p-24f, 0x1.9bdb12p-28f, -0x1.1b3722p-22f, 0x1.c4aa22p-23f, -0x1.ded58cp-21f, -0x1.40f5eep-24f, 0x1.7fe77ep-22f, 0x1.7e7d5cp-21f, -0x1.cb3fcp-21f, -0x1.16ap-21f, -0x1.0668e2p-26f, 0x1.604174p-21f, -0x1.374bc8p-21f, 0x1.89374cp-24f, 0x1.99999ap-21f, 0x1.810624p-20f, -0x1.cac084p-20f, -0x1.16872cp-20f, -0x1.0624dep-25f, 0x1.60418ap-20f, -0x1.374bc6p-20f, 0x1.89374cp-23f, 0x1.99999ap-20f, 0x1.810624p-19f, -0x1.cac084p-19f, -0x1.16872cp-19f},
+    {0x1.b7a39ep+0f, 0x1.b57aa6p+0f, 0x1.b49086p+0f, 0x1.b41e28p+0f, 0x1.b3e73p+0f, 0x1.b3cd1ap+0f, 0x1.b3c0dap+0f, 0x1.b3bb24p+0f, 0x1.b3b7c8p+0f, 0x1.b3b696p+0f, 0x1.b3b656p+0f, 0x1.b3b648p+0f, 0x1.b3b646p+0f, 0x1.b3b646p+0f, 0x1.b3b646p+0f, 0x1.b3b646p+0f, 0x1.b3b646p+0f, 0x1.b3b646p+0f, 0x1.b3b646p+0f, 0x1.b3b646p+0f, 0x1.b3b646p+0f, 0x1.b3b646p+0f, 0x1.b3b646p+0f, 0x1.b3b646p+0f, 0x1.b3b646p+0f, 0x1.b3b646p+0f, 0x1.b3b646p+0f, 0x1.b3b646p+0f, 0x1.b3b646p+0f, 0x1.b3b646p+0f, 0x1.b3b646p+0f, 0x1.b3b646p+0f},
+    {-0x1.5e93ep-7f, -0x1.4619f2p-8f, -0x1.41560ep-9f, -0x1.36de0ep-10f, -0x1.288b5cp-11f, -0x1.17c03ep-12f, -0x1.058756p-13f, -0x1.e55162p-15f, -0x1.2f004p-16f, -0x1.f8c798p-19f, -0x1.9df2d6p-21f, -0x1.4f4e56p-23f, -0x1.0ce71cp-25f, -0x1.abb5f6p-28f, -0x1.51e418p-30f, -0x1.08e38ep-32f, -0x1.5834eap-36f, 0x1.7f6edap-45f, 0x1.3925e8p-41f, 0x1.af24dp-42f, 0x1.208abp-42f, 0x1.e98f7cp-42f, 0x1.c52488p-42f, 0x1.adb6f8p-42f, 0x1.0a5d18p-41f, 0x1.47e982p-42f, 0x1.d95adep-43f, 0x1.a2f2d4p-43f, 0x1.14b7fep-43f, 0x1.e0cd12p-43f, 0x1.be969ap-43f, 0x1.a8b73cp-43f},
+    {0x1.3550f4p-8f, 0x1.2e83cp-9f, 0x1.3355bcp-10f, 0x1.2f17cap-11f, 0x1.27eef8p-12f, 0x1.1fc148p-13f, 0x1.0cd61ap-14f, 0x1.12002ep-15f, 0x1.324658p-17f, 0x1.793034p-20f, 0x1.2d83d2p-22f, 0x1.9a3dbcp-21f, 0x1.f2b9fep-23f, -0x1.809654p-23f, -0x1.17ebf2p-22f, -0x1.2932f2p-22f, -0x1.2cdbb8p-24f, -0x1.2d48a2p-24f, -0x1.2d5446p-24f, -0x1.2d5a5ap-24f, -0x1.2d5ee4p-24f, -0x1.2d626ep-24f, -0x1.2d654p-24f, -0x1.2d678ap-24f, -0x1.2d433ep-26f, -0x1.2d4dc6p-26f, -0x1.2d5566p-26f, -0x1.2d5b18p-26f, -0x1.2d5f78p-26f, -0x1.2d62e2p-26f, -0x1.2d659ep-26f, -0x1.2d67d6p-26f},
+    {-0x1.75e428p-10f, -0x1.91d01ap-11f, -0x1.ac2c42p-12f, -0x1.b558f6p-13f, -0x1.b24f8ep-14f, -0x1.a6aacap-15f, -0x1.951836p-16f, -0x1.7f9bdp-17f, -0x1.f5e5cap-19f, -0x1.acfe0ap-21f, -0x1.66c47cp-23f, -0x1.27095ap-25f, -0x1.df20aap-28f, -0x1.81c99ap-30f, -0x1.334214p-32f, -0x1.f4b6fep-35f, -0x1.c86ca6p-38f, -0x1.3f0f48p-40f, -0x1.7ff58p-41f, -0x1.04f6p-41f, -0x1.6ed7d6p-42f, -0x1.f300c8p-42f, -0x1.c0be82p-42f, -0x1.9e13aep-42f, -0x1.3f4f5cp-43f, -0x1.9d90a2p-44f, -0x1.2cce7cp-44f, -0x1.f82bfep-45f, -0x1.608aep-45f, -0x1.e87cd8p-45f, -0x1.b8e0f6p-45f, -0x1.9814p-45f},
+    {0x1.23ef4ep-12f, 0x1.ca4414p-13f, 0x1.f1cbaap-14f, 0x1.5442p-14f, 0x1.513dbep-16f, -0x1.0fa4fp-16f, 0x1.1273dap-20f, -0x1.f461acp-16f, 0x1.fc5cdap-20f, 0x1.f9a104p-20f, 0x1.c1922ap-22f, -0x1.0385ep-19f, -0x1.492dacp-21f, 0x1.180d68p-21f, 0x1.90e652p-21f, 0x1.a8ba2p-21f, 0x1.adb38p-25f, 0x1.ae43ecp-25f, 0x1.ae5a9cp-25f, 0x1.ae685cp-25f, 0x1.ae72bap-25f, 0x1.ae7adp-25f, 0x1.ae8144p-25f, 0x1.ae867ep-25f, 0x1.ae3388p-29f, 0x1.ae4b9ap-29f, 0x1.ae5d08p-29f, 0x1.ae6a0cp-29f, 0x1.ae740cp-29f, 0x1.ae7bdap-29f, 0x1.ae821ap-29f, 0x1.ae872cp-29f},
+}};
+
 #if defined(__CUDACC__)
 // Device copies: nvcc reads a host constexpr array only in constant expressions, not at a run-time index.
 __device__ constexpr CoreTable kCoreExactForwardDevice = kCoreExactForward;
@@ -112,6 +214,13 @@ __device__ constexpr CoreTable kCoreSigmoidForwardDevice = kCoreSigmoidForward;
 __device__ constexpr CoreTable kCoreExactDerivativeDevice = kCoreExactDerivative;
 __device__ constexpr CoreTable kCoreTanhDerivativeDevice = kCoreTanhDerivative;
 __device__ constexpr CoreTable kCoreSigmoidDerivativeDevice = kCoreSigmoidDerivative;
+__device__ constexpr TailTable kTailExactForwardDevice = kTailExactForward;
+__device__ constexpr TailTable kTailTanhForwardDevice = kTailTanhForward;
+__device__ constexpr TailTable kTailSigmoidForwardDevice = kTailSigmoidForward;
+__device__ constexpr TailTable kTailExactDerivativeDevice = kTailExactDerivative;
+__device__ constexpr TailTable kTailTanhDerivativeDevice = kTailTanhDerivative;
+__device__ constexpr TailTable kTailSigmoidDerivativeDevice = kTailSigmoidDerivative;
+__device__ constexpr TailExpTable kTailExp2Device = kTailExp2;
 #endif
 
 // form: 0 none, 1 tanh, 2 sigmoid (gelu_approximate).
@@ -134,6 +243,31 @@ const CoreTable& CoreTableFor(int form, bool derivative) {
                    : form == 1 ? GELU_CORE_PICK(kCoreTanhForward) : GELU_CORE_PICK(kCoreSigmoidForward);
 #undef GELU_CORE_PICK
 }
+#if defined(__CUDACC__)
+__host__ __device__ __forceinline__
+#else
+inline
+#endif
+const TailTable& TailTableFor(int form, bool derivative) {
+#if defined(__CUDA_ARCH__)
+#define GELU_TAIL_PICK(name) name##Device
+#else
+#define GELU_TAIL_PICK(name) name
+#endif
+  if (derivative) {
+    return form == 0 ? GELU_TAIL_PICK(kTailExactDerivative)
+                     : form == 1 ? GELU_TAIL_PICK(kTailTanhDerivative) : GELU_TAIL_PICK(kTailSigmoidDerivative);
+  }
+  return form == 0 ? GELU_TAIL_PICK(kTailExactForward)
+                   : form == 1 ? GELU_TAIL_PICK(kTailTanhForward) : GELU_TAIL_PICK(kTailSigmoidForward);
+}
+#if defined(__CUDACC__)
+__host__ __device__ __forceinline__
+#else
+inline
+#endif
+const TailExpTable& TailExp2Table() { return GELU_TAIL_PICK(kTailExp2); }
+#undef GELU_TAIL_PICK
 
 }  // namespace gelu::common
 

@@ -60,3 +60,94 @@ GELU_HD V CoreF32(const Ops& o, V x, V grad_out) {
   if constexpr (!kDerivative) y = o.CopySign(y, x);
   return y;
 }
+
+// TailF32's result per lane: the value, and where it holds (elsewhere the caller takes the double path).
+template <class V, class M>
+struct TailResult {
+  V value;
+  M valid;
+};
+
+// The tail evaluation of form kForm, for x outside the core range: f(x) (kDerivative false) or grad_out * f'(x).
+// With t = |x|, f(-t) = -exp(-E) A(t), f'(-t) = -exp(-E) B(t) (tables and E in src/common/core_tables.h and
+// scripts/fit/tail_intervals.py), and f(t) = t + f(-t), f'(t) = 1 - f'(-t). Valid lanes: x > 0 (+inf included),
+// and x < 0 where |f(-t)| or |f'(-t)| >= 2^-126 (normal, so that the scaling by 2^-m is exact); not NaN, not
+// -inf. The backward's last step is one rounding from the float |f'(-t)|: -(grad_out |f'(-t)|) for x < 0,
+// fma(grad_out, |f'(-t)|, grad_out) for x > 0; a subnormal, infinite or NaN grad_out gets what IEEE gives.
+// Error before the last rounding, relative: fit <= 2^-29 (tail_intervals.py), exp(-E) ~2^-30, products ~2^-26
+// (where |a_lo| is near a fifth of |hi|: the steep B of tanh); measured over all inputs: docs/ACCURACY.md.
+template <int kForm, bool kDerivative, class Ops, class V>
+GELU_HD auto TailF32(const Ops& o, V x, V grad_out) {
+  const common::TailTable& table = common::TailTableFor(kForm, kDerivative);
+  const common::TailExpTable& exp2 = common::TailExp2Table();
+  const V t = o.Abs(x);
+  const V tmax = o.Set(kForm == 0 ? common::kTailTMaxExact : kForm == 1 ? common::kTailTMaxTanh : common::kTailTMaxSigmoid);
+  const V tc = o.Min(t, tmax);
+  // A(t) or B(t) = hi + a_lo, a_lo = lo + d * (a1 + ... + d^4 a5): |a_lo| is at most a tenth of hi.
+  const auto column = o.TailColumn(tc);
+  const V d = o.Sub(tc, o.Lookup(table.row[0], column));  // exact: c and t within a factor 2, c has few bits
+  V q = o.Lookup(table.row[common::kTailRows - 1], column);
+  for (int i = common::kTailRows - 2; i >= 3; --i) q = o.MulAdd(q, d, o.Lookup(table.row[i], column));
+  const V a_hi = o.Lookup(table.row[1], column);
+  const V a_lo = o.MulAdd(q, d, o.Lookup(table.row[2], column));
+  // E = e_hi + e_lo, to ~2^-46 relative: t^2 / 2 (exact), 1.702 t, or t (c1 + c3 t^2), constants as float pairs.
+  V e_hi, e_lo;
+  if constexpr (kForm == 0) {
+    const V sq = o.Mul(tc, tc);
+    e_hi = o.Mul(sq, o.Set(0.5f));
+    e_lo = o.Mul(o.MulAdd(tc, tc, o.Neg(sq)), o.Set(0.5f));
+  } else if constexpr (kForm == 2) {
+    const V s_hi = o.Set(common::kTailSigmoidScaleHi);
+    e_hi = o.Mul(tc, s_hi);
+    e_lo = o.MulAdd(tc, o.Set(common::kTailSigmoidScaleLo), o.MulAdd(tc, s_hi, o.Neg(e_hi)));
+  } else {
+    const V c3 = o.Set(common::kTailTanhZ3Hi);
+    const V c1 = o.Set(common::kTailTanhZ1Hi);
+    const V sq = o.Mul(tc, tc);
+    const V sq_lo = o.MulAdd(tc, tc, o.Neg(sq));
+    const V w = o.Mul(c3, sq);  // c3 t^2 = w + w_lo; w >= 1.07 > c1 - 1 for t >= 3.875
+    V w_lo = o.MulAdd(c3, sq, o.Neg(w));
+    w_lo = o.MulAdd(c3, sq_lo, w_lo);
+    w_lo = o.MulAdd(o.Set(common::kTailTanhZ3Lo), sq, w_lo);
+    const V u = o.Add(w, c1);  // Fast2Sum: exponent(w) >= exponent(c1) = 0
+    const V u_lo = o.Add(o.Add(o.Sub(w, u), c1), o.Add(w_lo, o.Set(common::kTailTanhZ1Lo)));
+    e_hi = o.Mul(tc, u);
+    e_lo = o.MulAdd(tc, u_lo, o.MulAdd(tc, u, o.Neg(e_hi)));
+  }
+  // exp(-E) = 2^-m 2^(-j/32) e^-r: n = 32 m + j = round(E 32 / ln2) (< 2^13 for t <= kTailTMax: E <= 102), read
+  // from the low bits of kd; r = E - n ln2/32 in [-ln2/64, ln2/64] (Cody-Waite, the first product exact);
+  // e^-r - 1 = p by Taylor to degree 4 (truncation < 2^-39).
+  const V shifter = o.Set(0x1.8p23f);
+  const V kd = o.MulAdd(e_hi, o.Set(common::kTailExpThirtyTwoOverLn2), shifter);
+  const V minus_n = o.Sub(shifter, kd);
+  V r = o.MulAdd(minus_n, o.Set(common::kTailExpLn2Over32Hi), e_hi);
+  r = o.MulAdd(minus_n, o.Set(common::kTailExpLn2Over32Mid), r);
+  r = o.Add(r, o.MulAdd(minus_n, o.Set(common::kTailExpLn2Over32Lo), e_lo));
+  V p = o.MulAdd(r, o.Set(1.0f / 24.0f), o.Set(-1.0f / 6.0f));
+  p = o.MulAdd(p, r, o.Set(0.5f));
+  p = o.MulAdd(p, r, o.Set(-1.0f));
+  p = o.Mul(p, r);
+  const auto j = o.Column(kd);
+  const V e2_hi = o.Lookup(exp2.row[0], j);
+  const V e2_lo = o.Lookup(exp2.row[1], j);
+  // K = (e2_hi + e2_lo)(a_hi + a_lo)(1 + p) = h + s, h = e2_hi a_hi (TwoProduct), then y = h + s rounded once.
+  const V h = o.Mul(e2_hi, a_hi);
+  const V h_lo = o.MulAdd(e2_hi, a_hi, o.Neg(h));
+  const V cross = o.MulAdd(e2_hi, a_lo, o.Mul(e2_lo, a_hi));
+  const V s = o.MulAdd(h, p, o.Add(cross, o.MulAdd(cross, p, h_lo)));
+  const V y = o.Add(h, s);
+  // |f(-t)| or |f'(-t)| = y 2^-m = (y 2^-64) 2^(64 - m): both products exact while the result is normal. For
+  // t > kTailTMax (and NaN) the tables and E are those of kTailTMax, where this is below 2^-126 (subnormal, inexact):
+  // the positive side's value is then x and grad_out exactly (it is far below half an ULP of either), the negative
+  // side is left invalid.
+  const V big = o.Mul(o.Mul(y, o.Set(0x1p-64f)), o.Pow2OfShifted(kd));
+  const auto positive = o.Gt(x, o.Set(0.0f));
+  V value;
+  if constexpr (kDerivative) {
+    value = o.IfThenElse(positive, o.MulAdd(grad_out, big, grad_out), o.Neg(o.Mul(grad_out, big)));
+  } else {
+    value = o.IfThenElse(positive, o.Sub(x, big), o.Neg(big));
+  }
+  const auto valid = o.Or(positive, o.Ge(big, o.Set(0x1p-126f)));
+  return TailResult<V, decltype(valid)>{value, valid};
+}

@@ -58,29 +58,55 @@ struct ScalarOps {
   GELU_HD static bool Lt(float a, float b) { return a < b; }
   GELU_HD static bool And(bool a, bool b) { return a && b; }
   GELU_HD static float IfThenElse(bool m, float a, float b) { return m ? a : b; }
-  GELU_HD static uint32_t Column(float shifted) {
+  GELU_HD static uint32_t Column(float shifted) { return Bits(shifted) & 31u; }
+  GELU_HD static float Lookup(const float (&row)[kCoreColumns], uint32_t column) { return row[column]; }
+  GELU_HD static float Abs(float a) { return fabsf(a); }
+  GELU_HD static float Min(float a, float b) { return a < b ? a : b; }  // b for NaN a, as x86 minps
+  GELU_HD static bool Le(float a, float b) { return a <= b; }
+  GELU_HD static bool Gt(float a, float b) { return a > b; }
+  GELU_HD static bool Or(bool a, bool b) { return a || b; }
+  // The tail table column of t >= 3.875 (or NaN): (bits(t) >> 20) - kTailFirstColumnBits, clamped to [0, 31].
+  GELU_HD static uint32_t TailColumn(float t) {
+    const int32_t k = static_cast<int32_t>(Bits(t) >> 20) - kTailFirstColumnBits;
+    return static_cast<uint32_t>(k < 0 ? 0 : k > 31 ? 31 : k);
+  }
+  // 2^(64 - m) for kd = 0x1.8p23 + n, n = 32 m + j in [0, 2^13): the exponent field 127 + 64 - m.
+  GELU_HD static float Pow2OfShifted(float kd) {
+    return FromBits(static_cast<uint32_t>(191 - static_cast<int32_t>((Bits(kd) - 0x4B400000u) >> 5)) << 23);
+  }
+  GELU_HD static uint32_t Bits(float v) {
 #if defined(__CUDA_ARCH__)
-    return static_cast<uint32_t>(__float_as_int(shifted)) & 31u;
+    return static_cast<uint32_t>(__float_as_int(v));
 #else
     uint32_t bits;
-    std::memcpy(&bits, &shifted, sizeof bits);
-    return bits & 31u;
+    std::memcpy(&bits, &v, sizeof bits);
+    return bits;
 #endif
   }
-  GELU_HD static float Lookup(const float (&row)[kCoreColumns], uint32_t column) { return row[column]; }
+  GELU_HD static float FromBits(uint32_t bits) {
+#if defined(__CUDA_ARCH__)
+    return __int_as_float(static_cast<int>(bits));
+#else
+    float v;
+    std::memcpy(&v, &bits, sizeof v);
+    return v;
+#endif
+  }
 };
 
 template <int kForm>
 GELU_HD float ForwardF32Form(float x) {
   const ScalarOps o;
   if (InCore(o, x)) return CoreF32<kForm, false>(o, x, 1.0f);
-  return ForwardF32InDouble(x, kForm);
+  const auto tail = TailF32<kForm, false>(o, x, 1.0f);
+  return tail.valid ? tail.value : ForwardF32InDouble(x, kForm);
 }
 template <int kForm>
 GELU_HD float BackwardF32Form(float grad_out, float x) {
   const ScalarOps o;
   if (InCore(o, x)) return CoreF32<kForm, true>(o, x, grad_out);
-  return BackwardF32InDouble(grad_out, x, kForm);
+  const auto tail = TailF32<kForm, true>(o, x, grad_out);
+  return tail.valid ? tail.value : BackwardF32InDouble(grad_out, x, kForm);
 }
 // form: 0 none, 1 tanh, 2 sigmoid (gelu_approximate).
 GELU_HD float ForwardF32(float x, int form) {

@@ -197,61 +197,82 @@ struct HwyOps {
 #endif
     return hn::GatherIndex(d, row, column);
   }
+  static HWY_INLINE V Abs(V a) { return hn::Abs(a); }
+  static HWY_INLINE V Min(V a, V b) { return hn::Min(a, b); }
+  static HWY_INLINE auto Le(V a, V b) { return hn::Le(a, b); }
+  static HWY_INLINE auto Gt(V a, V b) { return hn::Gt(a, b); }
+  template <class M>
+  static HWY_INLINE M Or(M a, M b) { return hn::Or(a, b); }
+  // See common::ScalarOps::TailColumn and Pow2OfShifted.
+  HWY_INLINE hn::Vec<DI> TailColumn(V t) const {
+    const DI di;
+    const auto k = hn::Sub(hn::ShiftRight<20>(hn::BitCast(di, t)), hn::Set(di, common::kTailFirstColumnBits));
+    return hn::Min(hn::Max(k, hn::Zero(di)), hn::Set(di, common::kCoreColumns - 1));
+  }
+  HWY_INLINE V Pow2OfShifted(V kd) const {
+    const DI di;
+    const auto m = hn::ShiftRight<5>(hn::Sub(hn::BitCast(di, kd), hn::Set(di, 0x4B400000)));
+    return hn::BitCast(d, hn::ShiftLeft<23>(hn::Sub(hn::Set(di, 191), m)));
+  }
 };
 
 // InCore, CoreF32 for this target (the source the scalar path and CUDA share).
 #include "src/common/gelu_f32_core-inl.h"
 
-// y[i] = f(x[i]) (kBackward false) or grad_in[i] = g[i] * f'(x[i]) over `count` float32 elements, a multiple of
-// the vector length, count <= kTailBlock. Every vector runs the float core (common::CoreF32); the lanes outside
-// the core range are gathered (CompressStore, with their positions) and run afterwards, packed, through the
-// double path, then written back to their positions. So a lane's bits depend on its own input only, never on its
-// neighbours, on n or on alignment, and a vector without tail lanes costs one compare.
-inline constexpr size_t kTailBlock = 1024;
-template <int kForm, bool kBackward>
-HWY_INLINE void GeluF32Block(const float* g, const float* x, float* y, size_t count) {
-  const hn::ScalableTag<float> df;
-  const hn::RebindToSigned<decltype(df)> di;
+// The lanes of one vector that TailF32 leaves invalid (rare: f(x) or g f'(x) subnormal or zero for x < 0, x
+// non-finite, overflow): the proven double path, y = f(x) or g * f'(x) in double rounded once, as
+// common::ForwardF32InDouble / BackwardF32InDouble.
+template <int kForm, bool kBackward, class DF, class V = hn::Vec<DF>>
+HWY_NOINLINE V GeneralInDoubleF32(DF df, V x, V g) {
   const hn::ScalableTag<double> dd;
   const hn::Rebind<float, decltype(dd)> dh;  // half of a float vector, promoted to a double vector
+  constexpr size_t kLanes = hn::MaxLanes(df);
+  HWY_ALIGN float xs[kLanes], gs[kLanes], ys[kLanes];
+  hn::Store(x, df, xs);
+  hn::Store(g, df, gs);
+  for (size_t k = 0; k < hn::Lanes(df); k += hn::Lanes(dd)) {
+    auto v = GeneralInDouble<kForm, kBackward>(dd, hn::PromoteTo(dd, hn::Load(dh, xs + k)));
+    if constexpr (kBackward) v = hn::Mul(hn::PromoteTo(dd, hn::Load(dh, gs + k)), v);
+    hn::Store(DemoteToF32(dh, v), dh, ys + k);
+  }
+  return hn::Load(df, ys);
+}
+
+// y[i] = f(x[i]) (kBackward false) or grad_in[i] = g[i] * f'(x[i]) over `count` float32 elements, a multiple of
+// the vector length. Every vector runs the float core (common::CoreF32); one with lanes outside the core range
+// also runs the float tail (common::TailF32) and takes it in those lanes, and the double path in the few lanes the
+// tail leaves invalid. So a lane's bits depend on its own input only, never on its neighbours, on n or on
+// alignment, and a vector without tail lanes costs one compare.
+template <int kForm, bool kBackward>
+HWY_INLINE void GeluF32Run(const float* g, const float* x, float* y, size_t count) {
+  const hn::ScalableTag<float> df;
   const HwyOps<decltype(df)> o{df};
   const size_t N = hn::Lanes(df);
-  HWY_ALIGN float tail_x[kTailBlock + hn::MaxLanes(df)];
-  HWY_ALIGN float tail_g[kBackward ? kTailBlock + hn::MaxLanes(df) : 1];
-  HWY_ALIGN int32_t tail_at[kTailBlock + hn::MaxLanes(df)];
-  size_t tails = 0;
   for (size_t i = 0; i < count; i += N) {
     const auto xv = hn::LoadU(df, x + i);
     const auto gv = kBackward ? hn::LoadU(df, g + i) : hn::Set(df, 1.0f);
-    hn::StoreU(gelu::HWY_NAMESPACE::CoreF32<kForm, kBackward>(o, xv, gv), df, y + i);
+    auto v = gelu::HWY_NAMESPACE::CoreF32<kForm, kBackward>(o, xv, gv);
     const auto tail = hn::Not(gelu::HWY_NAMESPACE::InCore(o, xv));
     if (HWY_UNLIKELY(!hn::AllFalse(df, tail))) {
-      hn::CompressStore(xv, tail, df, tail_x + tails);
-      if constexpr (kBackward) hn::CompressStore(gv, tail, df, tail_g + tails);
-      tails += hn::CompressStore(hn::Iota(di, static_cast<int32_t>(i)), hn::RebindMask(di, tail), di, tail_at + tails);
+      const auto t = gelu::HWY_NAMESPACE::TailF32<kForm, kBackward>(o, xv, gv);
+      v = hn::IfThenElse(tail, t.value, v);
+      const auto redo = hn::AndNot(t.valid, tail);
+      if (HWY_UNLIKELY(!hn::AllFalse(df, redo))) {
+        v = hn::IfThenElse(redo, GeneralInDoubleF32<kForm, kBackward>(df, xv, gv), v);
+      }
     }
+    hn::StoreU(v, df, y + i);
   }
-  if (tails == 0) return;
-  const size_t Nd = hn::Lanes(dd);
-  for (size_t k = tails; k % Nd != 0; ++k) tail_x[k] = 0.0f;  // whole double vectors; padding lanes unused
-  for (size_t k = 0; k < tails; k += Nd) {
-    auto v = GeneralInDouble<kForm, kBackward>(dd, hn::PromoteTo(dd, hn::LoadU(dh, tail_x + k)));
-    if constexpr (kBackward) v = hn::Mul(hn::PromoteTo(dd, hn::LoadU(dh, tail_g + k)), v);
-    hn::StoreU(DemoteToF32(dh, v), dh, tail_x + k);  // results replace their inputs, consumed already
-  }
-  for (size_t k = 0; k < tails; ++k) y[tail_at[k]] = tail_x[k];
 }
 
-// Runs run(g, x, y, count) over [0, n): on whole runs of `lanes` elements (count a multiple of lanes, at most
-// max_count), then on the last partial run through a zero-padded stack copy of `lanes` (<= kMaxLanes) elements, so
-// every element sees the same vector code whatever n and alignment are (Highway 1.0.3 has no LoadN/StoreN).
+// Runs run(g, x, y, count) over [0, n): once on the whole vectors of `lanes` elements (count a multiple of lanes),
+// then on the last partial vector through a zero-padded stack copy of `lanes` (<= kMaxLanes) elements, so every
+// element sees the same vector code whatever n and alignment are (Highway 1.0.3 has no LoadN/StoreN).
 template <size_t kMaxLanes, bool kBackward, class Run>
 HWY_INLINE void WholeRunsThenPadded(const float* g, const float* x, float* y, size_t n, size_t lanes,
-                                    size_t max_count, const Run& run) {
+                                    const Run& run) {
   const size_t whole = n - n % lanes;
-  for (size_t i = 0; i < whole; i += max_count) {
-    run(kBackward ? g + i : nullptr, x + i, y + i, HWY_MIN(max_count, whole - i));
-  }
+  if (whole > 0) run(kBackward ? g : nullptr, x, y, whole);
   if (whole < n) {
     HWY_ALIGN float xb[kMaxLanes] = {}, gb[kMaxLanes] = {}, yb[kMaxLanes];
     const size_t rest = n - whole;
@@ -275,16 +296,18 @@ HWY_INLINE void GeluF32LoopInDouble(const float* g, const float* x, float* y, si
   const hn::ScalableTag<double> dd;
   const hn::Rebind<float, decltype(dd)> df;
   const size_t N = hn::Lanes(dd);
-  WholeRunsThenPadded<hn::MaxLanes(df), kBackward>(g, x, y, n, N, N, [&](const float* gp, const float* xp, float* yp, size_t) HWY_ATTR {
-    const auto xd = hn::PromoteTo(dd, hn::LoadU(df, xp));
-    auto v = GeluInDouble<kForm, kBackward>(dd, xd);
-    if constexpr (kBackward) v = hn::Mul(hn::PromoteTo(dd, hn::LoadU(df, gp)), v);
-    hn::StoreU(DemoteToF32(df, v), df, yp);
-  });
+  WholeRunsThenPadded<hn::MaxLanes(df), kBackward>(
+      g, x, y, n, N, [&](const float* gp, const float* xp, float* yp, size_t count) HWY_ATTR {
+        for (size_t i = 0; i < count; i += N) {
+          auto v = GeluInDouble<kForm, kBackward>(dd, hn::PromoteTo(dd, hn::LoadU(df, xp + i)));
+          if constexpr (kBackward) v = hn::Mul(hn::PromoteTo(dd, hn::LoadU(df, gp + i)), v);
+          hn::StoreU(DemoteToF32(df, v), df, yp + i);
+        }
+      });
 }
 
-// The float32 loop: blocks of whole vectors, then the last partial vector padded. No HWY_RESTRICT: in-place calls
-// are allowed (each block reads a vector before it writes it, and keeps its tail inputs).
+// The float32 loop: whole vectors, then the last partial vector padded. No HWY_RESTRICT: in-place calls are allowed
+// (each vector is read before it is written).
 template <int kForm, bool kBackward>
 HWY_INLINE void GeluF32Loop(const float* g, const float* x, float* y, size_t n) {
 #if !HWY_NATIVE_FMA || (HWY_ARCH_X86 && HWY_TARGET == HWY_AVX2)
@@ -292,9 +315,9 @@ HWY_INLINE void GeluF32Loop(const float* g, const float* x, float* y, size_t n) 
 #else
   const hn::ScalableTag<float> df;
   WholeRunsThenPadded<hn::MaxLanes(df), kBackward>(
-      g, x, y, n, hn::Lanes(df), kTailBlock,
+      g, x, y, n, hn::Lanes(df),
       [](const float* gp, const float* xp, float* yp, size_t count) HWY_ATTR {
-        GeluF32Block<kForm, kBackward>(gp, xp, yp, count);
+        GeluF32Run<kForm, kBackward>(gp, xp, yp, count);
       });
 #endif
 }

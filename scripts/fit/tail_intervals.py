@@ -1,0 +1,161 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
+"""Fits the float32 tail tables of src/common/core_tables.h (the rows kTail*; method in src/common/gelu_f32_math.h).
+
+Outside the core range every form is f(-t) = -exp(-E(t)) * A(t) and f'(-t) = -exp(-E(t)) * B(t) for t = |x|, with
+E = t^2/2 (exact form) or z(t) (the sigmoid's argument: 2 sqrt(2/pi) (t + 0.044715 t^3) for tanh, 1.702 t for
+sigmoid) and A, B smooth and positive:
+  exact:            A = t Phi(-t) e^{t^2/2},       B = t / sqrt(2 pi) - Phi(-t) e^{t^2/2}
+  tanh, sigmoid:    A = t / (1 + e^{-z}),          B = (t z'(t) / (1 + e^{-z}) - 1) / (1 + e^{-z})
+(the positive side follows: f(t) = t + f(-t), f'(t) = 1 - f'(-t)). A and B are fitted here on 32 intervals spaced
+8 to a binade: column k = (bits(t) >> 20) - (bits(4) >> 20) covers [4 + k/2, 4 + (k+1)/2) for k < 8, [8 + (k-8),
+...) for k < 16, and so on up to [56, 64); column 0 also takes [3.875, 4) (t is clamped to column 0 there). On each,
+a degree-N polynomial in d = t - c about the interval's centre c (exact: c has few bits and t is within a factor 2
+of it), fitted for relative error by weighted least squares at Chebyshev nodes in mpmath (160 bits), its
+coefficients rounded one at a time, each rounding followed by a refit of the ones after it: the constant to a
+float pair (hi, lo), the others to float. Columns past each form's kTailTMax are never read and hold zeros.
+
+Output: the C++ tables on stdout (rows: centre, hi, lo, a1..aN; column k), each with its worst relative error
+measured at 2000 points per interval with the rounded coefficients. Run (about a minute):
+  python3 scripts/fit/tail_intervals.py
+scripts/fit/write_core_tables.sh writes its output into src/common/core_tables.h.
+"""
+import sys
+
+import mpmath as mp
+import struct
+
+mp.mp.prec = 160
+DEGREE = int(sys.argv[1]) if len(sys.argv) > 1 else 5
+K2 = 2 * mp.sqrt(2 / mp.pi)
+C3 = mp.mpf("0.044715")
+SIG = mp.mpf("1.702")
+# The largest t each form's table serves (printed as kTailTMax).
+FORMS = ["Exact", "Tanh", "Sigmoid"]
+T_MAX = {"Exact": mp.mpf("14.25"), "Tanh": mp.mpf("10.5"), "Sigmoid": mp.mpf(60)}
+
+
+def mills(t):  # Phi(-t) e^{t^2/2}
+    return mp.erfc(t / mp.sqrt(2)) / 2 * mp.exp(t * t / 2)
+
+
+def sigmoid_parts(form, t):
+    if form == "Tanh":
+        return K2 * (t + C3 * t**3), K2 * (1 + 3 * C3 * t**2)
+    return SIG * t, SIG
+
+
+def fitted(name, t):
+    form, kind = name[:-7] if name.endswith("Forward") else name[:-10], name[-7:] == "Forward"
+    if form == "Exact":
+        return t * mills(t) if kind else t / mp.sqrt(2 * mp.pi) - mills(t)
+    z, dz = sigmoid_parts(form, t)
+    e = 1 / (1 + mp.exp(-z))
+    return t * e if kind else (t * dz * e - 1) * e
+
+
+def interval(k):
+    b = k // 8
+    w = mp.mpf(2) ** (b - 1)
+    lo = mp.mpf(2) ** (b + 2) + (k % 8) * w
+    if k == 0:
+        return mp.mpf("3.875"), lo + w, mp.mpf("4.1875")
+    return lo, lo + w, lo + w / 2
+
+
+def f32(v):
+    return mp.mpf(struct.unpack("f", struct.pack("f", float(v)))[0])
+
+
+def fit_rest(f, fixed, dlo, dhi):
+    """Least squares (relative) for the coefficients after `fixed`, at Chebyshev nodes."""
+    m = 4 * DEGREE + 8
+    nodes = [(dlo + dhi) / 2 + (dhi - dlo) / 2 * mp.cos(mp.pi * (i + mp.mpf(0.5)) / m) for i in range(m)]
+    first = len(fixed)
+    rows, rhs = [], []
+    for d in nodes:
+        fv = f(d)
+        rows.append([d**j / fv for j in range(first, DEGREE + 1)])
+        rhs.append((fv - sum(c * d**j for j, c in enumerate(fixed))) / fv)
+    sol = mp.lu_solve(mp.matrix(rows).T * mp.matrix(rows), mp.matrix(rows).T * mp.matrix(rhs))
+    return [sol[i] for i in range(DEGREE + 1 - first)]
+
+
+def fit_interval(name, k):
+    lo, hi, c = interval(k)
+    f = lambda d: fitted(name, c + d)
+    dlo, dhi = lo - c, hi - c
+    coeffs = fit_rest(f, [], dlo, dhi)
+    a0hi = f32(coeffs[0])
+    a0lo = f32(coeffs[0] - a0hi)
+    fixed = [a0hi + a0lo]
+    while len(fixed) <= DEGREE:
+        fixed.append(f32(fit_rest(f, fixed, dlo, dhi)[0]))
+    worst = max(abs(sum(a * d**j for j, a in enumerate(fixed)) / f(d) - 1)
+                for d in (dlo + (dhi - dlo) * i / 1999 for i in range(2000)))
+    return c, a0hi, a0lo, fixed[1:], worst
+
+
+def hexf(v):
+    if v == 0:
+        return "0"
+    mant, exp = float.hex(float(v)).split("p")
+    return mant.rstrip("0").rstrip(".") + "p" + exp
+
+
+def exp_tables():
+    """2^(-j/32), j = 0..31, as float pairs, and ln2/32 split for the reduction n = round(E * 32/ln2),
+    r = E - n ln2/32: the first part has 11 significant bits, so n * part is exact for n < 2^13."""
+    hi = [f32(mp.mpf(2) ** (-mp.mpf(j) / 32)) for j in range(32)]
+    lo = [f32(mp.mpf(2) ** (-mp.mpf(j) / 32) - h) for j, h in enumerate(hi)]
+    ln2_32 = mp.log(2) / 32
+    c1 = mp.floor(ln2_32 * 2**16) / 2**16  # 11 significant bits (ln2/32 < 2^-5)
+    c2 = f32(ln2_32 - c1)
+    c3 = f32(ln2_32 - c1 - c2)
+    for part, v in (("Hi", c1), ("Mid", c2), ("Lo", c3)):
+        print(f"inline constexpr float kTailExpLn2Over32{part} = {hexf(v)}f;")
+    print(f"inline constexpr float kTailExpThirtyTwoOverLn2 = {hexf(f32(32 / mp.log(2)))}f;")
+    print("// 2^(-j/32) = row 0 + row 1 (a float pair), column j.")
+    print("inline constexpr TailExpTable kTailExp2 = {{")
+    for r in (hi, lo):
+        print("    {" + ", ".join(hexf(v) + ("f" if v else "") for v in r) + "},")
+    print("}};")
+    for name, v in (("kTailTanhZ1", K2), ("kTailTanhZ3", K2 * C3), ("kTailSigmoidScale", SIG)):
+        h = f32(v)
+        print(f"inline constexpr float {name}Hi = {hexf(h)}f, {name}Lo = {hexf(f32(v - h))}f;  // float pair")
+
+
+def main():
+    print("// Per form (0 none, 1 tanh, 2 sigmoid), the largest t the tables serve: E(t) <= 102 there, so exp(-E)")
+    print("// scales by at most 2^-150 (the reduction's integers fit), and beyond it f(-t) and f'(-t) are below")
+    print("// 2^-126 in magnitude (subnormal or zero: left to the double path) while f(t) = t and f'(t) = 1 to far")
+    print("// below half an ULP.")
+    print("// (scalars, not arrays: CUDA device code reads a host constexpr only as a scalar constant)")
+    for f in FORMS:
+        print(f"inline constexpr float kTailTMax{f} = {hexf(T_MAX[f])}f;")
+    exp_tables()
+    for name in ["ExactForward", "TanhForward", "SigmoidForward", "ExactDerivative", "TanhDerivative",
+                 "SigmoidDerivative"]:
+        form = name[:-7] if name.endswith("Forward") else name[:-10]
+        rows = [[] for _ in range(DEGREE + 3)]
+        worst, worst_k = 0, 0
+        for k in range(32):
+            lo, hi, c = interval(k)
+            if lo > T_MAX[form]:
+                for r in rows:
+                    r.append(0)
+                continue
+            c, a0hi, a0lo, rest, err = fit_interval(name, k)
+            for r, v in zip(rows, [c, a0hi, a0lo] + rest):
+                r.append(v)
+            if err > worst:
+                worst, worst_k = err, k
+        print(f"// kTail{name}: worst relative error 2^{float(mp.log(worst, 2)):.2f} (column {worst_k})")
+        print(f"inline constexpr TailTable kTail{name} = {{{{")
+        for r in rows:
+            print("    {" + ", ".join(hexf(v) + ("f" if v else "") for v in r) + "},")
+        print("}};")
+
+
+if __name__ == "__main__":
+    main()
