@@ -145,16 +145,23 @@ TEST_P(GeluF32Test, SweepAndRandomBitsAgainstReference) {
 }
 
 TEST_P(GeluF32Test, SizesOffsetsAndInPlaceMatchElementwise) {
-  // Every length from 0 to 3*16+1 (covers 3 vectors + 1 of the widest target), at 4 misalignments, out of place
-  // and in place, must equal the one-element results: tails use the same vector code.
+  // Every length from 0 to 3*16+1 (covers 3 vectors + 1 of the widest target), and lengths around the AVX-512
+  // kernel's 256-element tail blocks, at 4 misalignments, out of place and in place, must equal the one-element
+  // results: tails use the same vector code. Inputs: U[-16, 16] (core and tail lanes mixed, ~75% tail), with
+  // NaN, -inf, +inf and x = -20 (a subnormal-or-zero result: the double path) sprinkled in.
   std::mt19937 rng(7);
   std::uniform_real_distribution<float> dist(-16.0f, 16.0f);
-  std::vector<float> buffer(64 + 8), out(64 + 8), grad(64 + 8);
+  std::vector<size_t> sizes;
+  for (size_t n = 0; n <= 49; ++n) sizes.push_back(n);
+  for (size_t n : {255, 256, 257, 511, 1000, 4099}) sizes.push_back(n);
+  std::vector<float> buffer(4099 + 8), out(4099 + 8), grad(4099 + 8);
   for (auto& v : buffer) v = dist(rng);
   for (auto& v : grad) v = dist(rng);
+  const float specials[] = {std::numeric_limits<float>::quiet_NaN(), -HUGE_VALF, HUGE_VALF, -20.0f};
+  for (size_t i = 50; i < buffer.size(); i += 97) buffer[i] = specials[(i / 97) % 4];
   for (gelu_approximate a : kForms) {
     for (size_t offset = 0; offset < 4; ++offset) {
-      for (size_t n = 0; n <= 49; ++n) {
+      for (size_t n : sizes) {
         const float* x = buffer.data() + offset;
         ASSERT_EQ(gelu_forward_f32(x, out.data() + offset, n, a), GELU_OK);
         for (size_t i = 0; i < n; ++i) ASSERT_EQ(Bits(out[offset + i]), Bits(Forward(x[i], a))) << n << " " << i;

@@ -13,7 +13,7 @@ sigmoid) and A, B smooth and positive:
 a degree-N polynomial in d = t - c about the interval's centre c (exact: c has few bits and t is within a factor 2
 of it), fitted for relative error by weighted least squares at Chebyshev nodes in mpmath (160 bits), its
 coefficients rounded one at a time, each rounding followed by a refit of the ones after it: the constant to a
-float pair (hi, lo), the others to float. Columns past each form's kTailTMax are never read and hold zeros.
+float pair (hi, lo), the others to float. Columns past each form's kTailTMax<Form> are never read and hold zeros.
 
 Output: the C++ tables on stdout (rows: centre, hi, lo, a1..aN; column k), each with its worst relative error
 measured at 2000 points per interval with the rounded coefficients. Run (about a minute):

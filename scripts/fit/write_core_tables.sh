@@ -43,10 +43,10 @@ cat <<'TAILHEAD'
 
 // The float32 tail tables (src/common/gelu_f32_math.h, TailF32), from scripts/fit/tail_intervals.py: per function,
 // 32 columns spaced 8 to a binade, column k = (bits(t) >> 20) - kTailFirstColumnBits clamped to [0, 31] for
-// t = |x| clamped to kTailTMax: [4 + k/2, 4 + (k+1)/2) for k < 8, then widths 1, 2, 4 up to [56, 64), column 0
+// t = |x| clamped to kTailTMax<Form>: [4 + k/2, 4 + (k+1)/2) for k < 8, then widths 1, 2, 4 up to [56, 64), column 0
 // also [3.875, 4). Row 0 holds the interval's centre c, rows 1 and 2 the constant term as a float pair (hi, lo),
 // rows 3..7 the coefficients of d^1..d^5, d = t - c (exact). What is fitted: A(t) (forward) or B(t) (derivative)
-// of f(-t) = -exp(-E(t)) A(t), f'(-t) = -exp(-E(t)) B(t); see tail_intervals.py. Columns past kTailTMax are zero.
+// of f(-t) = -exp(-E(t)) A(t), f'(-t) = -exp(-E(t)) B(t); see tail_intervals.py. Columns past kTailTMax<Form> are zero.
 inline constexpr int kTailDegree = 5;
 inline constexpr int kTailRows = kTailDegree + 3;  // centre, hi, lo, a1..a5
 struct alignas(64) TailTable {

@@ -22,9 +22,15 @@
 //               1 or grad_out, head + tail the polynomial with |tail| a fraction of it, so the one full-size
 //               rounding is the last; the exact forward and the derivatives also add the linear term exactly
 //               (TwoProduct, Fast2Sum). Measured over all inputs: docs/ACCURACY.md.
-//               Elsewhere (|x| in the tails, infinities, NaN): the proven double path of src/common/gelu_scalar.h
-//               (GeluF32InDouble), rounded once; SIMD kernels gather those lanes and run them packed in double,
-//               so they get the bits they had before the float core.
+//               Tails (|x| >= 3.875 outside the core), in float lanes too (TailF32): with t = |x|,
+//               f(-t) = -exp(-E(t)) A(t) and f'(-t) = -exp(-E(t)) B(t), E = t^2/2 or the sigmoid's argument z(t),
+//               A and B smooth: degree-5 polynomials on 32 intervals spaced 8 to a binade (worst relative fit
+//               2^-29, scripts/fit/tail_intervals.py), E as a float pair, exp(-E) = 2^-m 2^(-j/32) e^-r with a
+//               float-pair table and a degree-4 Taylor e^-r, the product carried as hi + lo and rounded once, then
+//               scaled exactly; f(t) = t + f(-t) and f'(t) = 1 - f'(-t) on the positive side. Where x < 0 gives a
+//               result below 2^-126 (the scaling would round twice), for -inf and NaN: the proven double path of
+//               src/common/gelu_scalar.h (GeluF32InDouble), rounded once. The AVX-512 kernel compacts the tail
+//               lanes of each 256-element block and runs them 16 at a time.
 //   Special:    GELU(+-0) = +-0, GELU(+inf) = +inf, GELU(-inf) = -0, NaN -> NaN; f'(-inf) = 0, f'(+inf) = 1.
 #ifndef GELU_SRC_COMMON_GELU_F32_MATH_H_
 #define GELU_SRC_COMMON_GELU_F32_MATH_H_

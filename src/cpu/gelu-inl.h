@@ -238,31 +238,83 @@ HWY_NOINLINE V GeneralInDoubleF32(DF df, V x, V g) {
   return hn::Load(df, ys);
 }
 
+// One vector of tail lanes: TailF32, and the double path where it is invalid.
+template <int kForm, bool kBackward, class DF, class V = hn::Vec<DF>>
+HWY_INLINE V TailWithFallback(const HwyOps<DF>& o, V xv, V gv, hn::Mask<DF> tail) {
+  const auto t = gelu::HWY_NAMESPACE::TailF32<kForm, kBackward>(o, xv, gv);
+  const auto redo = hn::AndNot(t.valid, tail);
+  if (HWY_UNLIKELY(!hn::AllFalse(o.d, redo))) {
+    return hn::IfThenElse(redo, GeneralInDoubleF32<kForm, kBackward>(o.d, xv, gv), t.value);
+  }
+  return t.value;
+}
+
 // y[i] = f(x[i]) (kBackward false) or grad_in[i] = g[i] * f'(x[i]) over `count` float32 elements, a multiple of
-// the vector length. Every vector runs the float core (common::CoreF32); one with lanes outside the core range
-// also runs the float tail (common::TailF32) and takes it in those lanes, and the double path in the few lanes the
-// tail leaves invalid. So a lane's bits depend on its own input only, never on its neighbours, on n or on
-// alignment, and a vector without tail lanes costs one compare.
+// the vector length. Every vector runs the float core (common::CoreF32); the lanes outside the core range take the
+// float tail (common::TailF32), and the double path where the tail leaves them invalid. A lane's bits depend on its
+// own input only, never on its neighbours, on n or on alignment, and a vector without tail lanes costs one compare.
 template <int kForm, bool kBackward>
 HWY_INLINE void GeluF32Run(const float* g, const float* x, float* y, size_t count) {
   const hn::ScalableTag<float> df;
   const HwyOps<decltype(df)> o{df};
   const size_t N = hn::Lanes(df);
+#if HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL
+  // AVX-512: tail-heavy data (U[-10, 10]: ~60% of lanes) would run the tail on every lane of nearly every vector.
+  // Per block of kBlock elements, the tail lanes are compacted (vcompressps), run 16 at a time, and put back in
+  // place (vexpandps); Highway 1.0.3 has Compress but no Expand.
+  constexpr size_t kBlock = 256;
+  HWY_ALIGN float tail_x[kBlock + 16], tail_g[kBackward ? kBlock + 16 : 1], tail_y[kBlock];
+  __mmask16 masks[kBlock / 16];
+  for (size_t start = 0; start < count; start += kBlock) {
+    const size_t block = HWY_MIN(kBlock, count - start);
+    const float* xb = x + start;
+    float* yb = y + start;
+    size_t tails = 0;
+    for (size_t i = 0; i < block; i += 16) {
+      const auto xv = hn::LoadU(df, xb + i);
+      const auto gv = kBackward ? hn::LoadU(df, g + start + i) : hn::Set(df, 1.0f);
+      const auto tail = hn::Not(gelu::HWY_NAMESPACE::InCore(o, xv));
+      const __mmask16 m = tail.raw;
+      masks[i / 16] = m;
+      if (m != 0) {
+        _mm512_storeu_ps(tail_x + tails, _mm512_maskz_compress_ps(m, xv.raw));
+        if constexpr (kBackward) _mm512_storeu_ps(tail_g + tails, _mm512_maskz_compress_ps(m, gv.raw));
+        tails += static_cast<size_t>(__builtin_popcount(m));
+      }
+      hn::StoreU(gelu::HWY_NAMESPACE::CoreF32<kForm, kBackward>(o, xv, gv), df, yb + i);
+    }
+    if (tails == 0) continue;
+    for (size_t k = tails; k % 16 != 0; ++k) {
+      tail_x[k] = common::kCoreEnd;  // padding lanes: a valid tail input, results unused
+      if constexpr (kBackward) tail_g[k] = 1.0f;
+    }
+    for (size_t k = 0; k < tails; k += 16) {
+      const auto xv = hn::Load(df, tail_x + k);
+      const auto gv = kBackward ? hn::Load(df, tail_g + k) : hn::Set(df, 1.0f);
+      hn::Store(TailWithFallback<kForm, kBackward>(o, xv, gv, hn::Not(gelu::HWY_NAMESPACE::InCore(o, xv))), df,
+                tail_y + k);
+    }
+    size_t taken = 0;
+    for (size_t i = 0; i < block; i += 16) {
+      const __mmask16 m = masks[i / 16];
+      if (m == 0) continue;
+      _mm512_storeu_ps(yb + i, _mm512_mask_expandloadu_ps(_mm512_loadu_ps(yb + i), m, tail_y + taken));
+      taken += static_cast<size_t>(__builtin_popcount(m));
+    }
+  }
+#else
   for (size_t i = 0; i < count; i += N) {
     const auto xv = hn::LoadU(df, x + i);
     const auto gv = kBackward ? hn::LoadU(df, g + i) : hn::Set(df, 1.0f);
     auto v = gelu::HWY_NAMESPACE::CoreF32<kForm, kBackward>(o, xv, gv);
     const auto tail = hn::Not(gelu::HWY_NAMESPACE::InCore(o, xv));
     if (HWY_UNLIKELY(!hn::AllFalse(df, tail))) {
-      const auto t = gelu::HWY_NAMESPACE::TailF32<kForm, kBackward>(o, xv, gv);
-      v = hn::IfThenElse(tail, t.value, v);
-      const auto redo = hn::AndNot(t.valid, tail);
-      if (HWY_UNLIKELY(!hn::AllFalse(df, redo))) {
-        v = hn::IfThenElse(redo, GeneralInDoubleF32<kForm, kBackward>(df, xv, gv), v);
-      }
+      v = hn::IfThenElse(tail, TailWithFallback<kForm, kBackward>(o, xv, gv, tail), v);
     }
     hn::StoreU(v, df, y + i);
   }
+#endif
+  (void)N;
 }
 
 // Runs run(g, x, y, count) over [0, n): once on the whole vectors of `lanes` elements (count a multiple of lanes),
