@@ -403,6 +403,7 @@ TEST(FusedCppTest, WrappersMatchCApi) {
   EXPECT_EQ(y, y2);
   std::vector<float> bad_bias(7);
   EXPECT_THROW(gelu::bias_forward(x, bad_bias, y), gelu::Error);  // 30 is not a multiple of 7
+  EXPECT_EQ(y, y2);  // refused before anything is written
   std::vector<gelu::bf16> hx(10), hy(5);
   for (size_t i = 0; i < hx.size(); ++i) hx[i] = gelu::bf16::from_float(0.5f * static_cast<float>(i) - 2.0f);
   gelu::geglu_rows_forward(std::span<const gelu::bf16>(hx), std::span<gelu::bf16>(hy), 5);
@@ -412,6 +413,7 @@ TEST(FusedCppTest, WrappersMatchCApi) {
             GELU_OK);
   for (size_t i = 0; i < 5; ++i) EXPECT_EQ(hy[i].bits, cy[i]);
   EXPECT_THROW(gelu::geglu_rows_forward(std::span<const gelu::bf16>(hx), std::span<gelu::bf16>(hy), 3), gelu::Error);
+  for (size_t i = 0; i < 5; ++i) EXPECT_EQ(hy[i].bits, cy[i]);  // untouched by the refused call
 }
 
 }  // namespace

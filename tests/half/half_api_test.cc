@@ -161,10 +161,11 @@ TEST(HalfCppTest, WrappersMatchCApi) {
     EXPECT_EQ(y[i].bits, cy[i]);
     EXPECT_EQ(d[i].bits, cd[i]);
   }
-  std::vector<gelu::f16> short_out(3);
+  std::vector<gelu::f16> short_out(3, gelu::f16::from_float(42.0f));
   EXPECT_THROW(gelu::forward(std::span<const gelu::f16>(reinterpret_cast<const gelu::f16*>(cy.data()), 9),
                              std::span<gelu::f16>(short_out)),
                gelu::Error);
+  for (const gelu::f16& v : short_out) EXPECT_EQ(v.bits, gelu::f16::from_float(42.0f).bits);  // nothing written
 }
 
 }  // namespace

@@ -257,7 +257,9 @@ TEST(VariantsCppTest, SpansAndTypes) {
   ASSERT_EQ(gelu_forward_f16(reinterpret_cast<const uint16_t*>(hx.data()), c, 2, GELU_APPROXIMATE_SIGMOID), GELU_OK);
   EXPECT_EQ(hy[0].bits, c[0]);
   EXPECT_EQ(hy[1].bits, c[1]);
+  const std::vector<float> y_before = y;
   EXPECT_THROW(gelu::forward(gelu::Variant::gelu, x, std::span<float>(y.data(), 3)), gelu::Error);
+  EXPECT_EQ(y, y_before);  // refused before anything is written
 }
 
 }  // namespace
