@@ -15,7 +15,7 @@ import gelu.torch as gt
 from half_reference import KINDS, all_bits, mismatches, round_bits, widen
 from mp_reference import gelu_derivative_mp, gelu_mp
 
-FORMS = ("none", "tanh", "sigmoid")
+FORMS = gelu.APPROXIMATIONS  # the library's function table (src/common/functions.h)
 TORCH_DTYPES = {"float16": torch.float16, "bfloat16": torch.bfloat16}
 
 
