@@ -57,7 +57,7 @@ void BackwardF64Loop(const double* g, const double* x, double* gi, size_t n) {
 
 }  // namespace
 
-void ForwardF64Impl(const double* x, double* y, size_t n, int form) {
+void ForwardF64Kernel(const double* x, double* y, size_t n, int form) {
   switch (form) {
     case common::kNone: return ForwardF64Loop<common::kNone>(x, y, n);
     case common::kTanh: return ForwardF64Loop<common::kTanh>(x, y, n);
@@ -65,7 +65,7 @@ void ForwardF64Impl(const double* x, double* y, size_t n, int form) {
   }
 }
 
-void BackwardF64Impl(const double* grad_out, const double* x, double* grad_in, size_t n, int form) {
+void BackwardF64Kernel(const double* grad_out, const double* x, double* grad_in, size_t n, int form) {
   switch (form) {
     case common::kNone: return BackwardF64Loop<common::kNone>(grad_out, x, grad_in, n);
     case common::kTanh: return BackwardF64Loop<common::kTanh>(grad_out, x, grad_in, n);
@@ -79,16 +79,16 @@ HWY_AFTER_NAMESPACE();
 
 #if HWY_ONCE
 namespace gelu {
-HWY_EXPORT(ForwardF64Impl);
-HWY_EXPORT(BackwardF64Impl);
+HWY_EXPORT(ForwardF64Kernel);
+HWY_EXPORT(BackwardF64Kernel);
 
 namespace cpu {
 // The form was validated by the caller (src/cpu/dispatch.cc); kSigmoid is the default branch.
 void ForwardF64(const double* x, double* y, size_t n, Form form) {
-  HWY_DYNAMIC_DISPATCH(ForwardF64Impl)(x, y, n, static_cast<int>(form));
+  HWY_DYNAMIC_DISPATCH(ForwardF64Kernel)(x, y, n, static_cast<int>(form));
 }
 void BackwardF64(const double* grad_out, const double* x, double* grad_in, size_t n, Form form) {
-  HWY_DYNAMIC_DISPATCH(BackwardF64Impl)(grad_out, x, grad_in, n, static_cast<int>(form));
+  HWY_DYNAMIC_DISPATCH(BackwardF64Kernel)(grad_out, x, grad_in, n, static_cast<int>(form));
 }
 }  // namespace cpu
 }  // namespace gelu
