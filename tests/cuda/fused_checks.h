@@ -133,35 +133,39 @@ inline void HostFused(Type t, FusedOp op, int form, FusedArrays* a, size_t rows,
   }
 }
 
+// ---- The fused entry points of one library, typed: PREFIX gelu_ (the CPU library, gelu.h) or gelu_cuda_
+// (gelu_cuda.h); the trailing arguments (approximate, then the stream for CUDA) are __VA_ARGS__. Expands to the
+// body of a function template on T (float or uint16_t) with parameters t, op, gv, xv, bv, yv, y2v, rows, cols:
+// the CPU reference test (gelu_cuda_reference_test.cc) and the GPU checks call the same list of functions.
+#define GELU_FUSED_SWITCH(PREFIX, SUFFIX, ...)                                                                  \
+  switch (op) {                                                                                                 \
+    case FusedOp::kBiasForward: return PREFIX##bias_forward_##SUFFIX(x, b, y, rows, cols, __VA_ARGS__);         \
+    case FusedOp::kBiasBackward: return PREFIX##bias_backward_##SUFFIX(g, x, b, y, y2, rows, cols, __VA_ARGS__); \
+    case FusedOp::kGegluForward: return PREFIX##geglu_forward_##SUFFIX(x, b, y, n, __VA_ARGS__);                \
+    case FusedOp::kGegluBackward: return PREFIX##geglu_backward_##SUFFIX(g, x, b, y, y2, n, __VA_ARGS__);       \
+    case FusedOp::kGegluRowsForward: return PREFIX##geglu_rows_forward_##SUFFIX(x, y, rows, cols, __VA_ARGS__); \
+    default: return PREFIX##geglu_rows_backward_##SUFFIX(g, x, y, rows, cols, __VA_ARGS__);                     \
+  }
+#define GELU_FUSED_TYPED_CALL(PREFIX, ...)            \
+  const T* g = static_cast<const T*>(gv);             \
+  const T* x = static_cast<const T*>(xv);             \
+  const T* b = static_cast<const T*>(bv);             \
+  T* y = static_cast<T*>(yv);                         \
+  T* y2 = static_cast<T*>(y2v);                       \
+  const size_t n = rows * cols;                       \
+  if constexpr (std::is_same_v<T, float>) {           \
+    GELU_FUSED_SWITCH(PREFIX, f32, __VA_ARGS__)       \
+  } else if (t == Type::kBf16) {                      \
+    GELU_FUSED_SWITCH(PREFIX, bf16, __VA_ARGS__)      \
+  } else {                                            \
+    GELU_FUSED_SWITCH(PREFIX, f16, __VA_ARGS__)       \
+  }
+
 // ---- The gelu_cuda call (pointers to device memory).
 template <class T>
 gelu_status CudaFusedTyped(Type t, FusedOp op, gelu_approximate a, const void* gv, const void* xv, const void* bv,
                            void* yv, void* y2v, size_t rows, size_t cols, void* s) {
-  const T* g = static_cast<const T*>(gv);
-  const T* x = static_cast<const T*>(xv);
-  const T* b = static_cast<const T*>(bv);
-  T* y = static_cast<T*>(yv);
-  T* y2 = static_cast<T*>(y2v);
-  const size_t n = rows * cols;
-#define GELU_FUSED_DISPATCH(suffix)                                                                        \
-  switch (op) {                                                                                            \
-    case FusedOp::kBiasForward: return gelu_cuda_bias_forward_##suffix(x, b, y, rows, cols, a, s);         \
-    case FusedOp::kBiasBackward: return gelu_cuda_bias_backward_##suffix(g, x, b, y, y2, rows, cols, a, s); \
-    case FusedOp::kGegluForward: return gelu_cuda_geglu_forward_##suffix(x, b, y, n, a, s);                \
-    case FusedOp::kGegluBackward: return gelu_cuda_geglu_backward_##suffix(g, x, b, y, y2, n, a, s);       \
-    case FusedOp::kGegluRowsForward: return gelu_cuda_geglu_rows_forward_##suffix(x, y, rows, cols, a, s); \
-    default: return gelu_cuda_geglu_rows_backward_##suffix(g, x, y, rows, cols, a, s);                     \
-  }
-  if constexpr (std::is_same_v<T, float>) {
-    GELU_FUSED_DISPATCH(f32)
-  } else {
-    if (t == Type::kBf16) {
-      GELU_FUSED_DISPATCH(bf16)
-    } else {
-      GELU_FUSED_DISPATCH(f16)
-    }
-  }
-#undef GELU_FUSED_DISPATCH
+  GELU_FUSED_TYPED_CALL(gelu_cuda_, a, s)
 }
 
 inline gelu_status CudaFused(Type t, FusedOp op, gelu_approximate a, const void* g, const void* x, const void* b,

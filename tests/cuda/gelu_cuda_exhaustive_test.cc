@@ -30,13 +30,8 @@ std::vector<Function> ExhaustiveFunctions() {
   return fs;
 }
 
-std::string ParamName(const testing::TestParamInfo<Function>& info) {
-  std::string s = info.param.Name();
-  for (char& c : s) c = c == '/' ? '_' : c;
-  return s;
-}
-
-INSTANTIATE_TEST_SUITE_P(Functions, GeluCudaExhaustiveTest, testing::ValuesIn(ExhaustiveFunctions()), ParamName);
+INSTANTIATE_TEST_SUITE_P(Functions, GeluCudaExhaustiveTest, testing::ValuesIn(ExhaustiveFunctions()),
+                         FunctionTestName());
 
 TEST(GeluCudaLarge, InPlaceBeyond2To34Elements) {
   const std::string why = GpuUnavailableReason();

@@ -100,43 +100,14 @@ TEST_P(GeluCudaReferenceTest, HostReferenceEqualsCpuLibrary) {
   EXPECT_EQ(r.checked, n);
 }
 
-std::string ParamName(const testing::TestParamInfo<Function>& info) {
-  std::string s = info.param.Name();
-  for (char& c : s) c = c == '/' ? '_' : c;
-  return s;
-}
-
-INSTANTIATE_TEST_SUITE_P(AllFunctions, GeluCudaReferenceTest, testing::ValuesIn(AllFunctions()), ParamName);
+INSTANTIATE_TEST_SUITE_P(AllFunctions, GeluCudaReferenceTest, testing::ValuesIn(AllFunctions()),
+                         FunctionTestName());
 
 // The fused functions' host reference (element functions + the CPU's grad_bias order) against the CPU library.
 template <class T>
 gelu_status CpuFusedTyped(Type t, FusedOp op, gelu_approximate a, const void* gv, const void* xv, const void* bv,
                           void* yv, void* y2v, size_t rows, size_t cols) {
-  const T* g = static_cast<const T*>(gv);
-  const T* x = static_cast<const T*>(xv);
-  const T* b = static_cast<const T*>(bv);
-  T* y = static_cast<T*>(yv);
-  T* y2 = static_cast<T*>(y2v);
-  const size_t n = rows * cols;
-#define GELU_CPU_FUSED(suffix)                                                                       \
-  switch (op) {                                                                                      \
-    case FusedOp::kBiasForward: return gelu_bias_forward_##suffix(x, b, y, rows, cols, a);           \
-    case FusedOp::kBiasBackward: return gelu_bias_backward_##suffix(g, x, b, y, y2, rows, cols, a);   \
-    case FusedOp::kGegluForward: return gelu_geglu_forward_##suffix(x, b, y, n, a);                  \
-    case FusedOp::kGegluBackward: return gelu_geglu_backward_##suffix(g, x, b, y, y2, n, a);         \
-    case FusedOp::kGegluRowsForward: return gelu_geglu_rows_forward_##suffix(x, y, rows, cols, a);   \
-    default: return gelu_geglu_rows_backward_##suffix(g, x, y, rows, cols, a);                       \
-  }
-  if constexpr (std::is_same_v<T, float>) {
-    GELU_CPU_FUSED(f32)
-  } else {
-    if (t == Type::kBf16) {
-      GELU_CPU_FUSED(bf16)
-    } else {
-      GELU_CPU_FUSED(f16)
-    }
-  }
-#undef GELU_CPU_FUSED
+  GELU_FUSED_TYPED_CALL(gelu_, a)
 }
 
 struct FusedParam {

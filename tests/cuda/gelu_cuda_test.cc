@@ -94,14 +94,10 @@ std::vector<Function> SixteenBitForward() {
   return fs;
 }
 
-std::string ParamName(const testing::TestParamInfo<Function>& info) {
-  std::string s = info.param.Name();
-  for (char& c : s) c = c == '/' ? '_' : c;
-  return s;
-}
-
-INSTANTIATE_TEST_SUITE_P(AllFunctions, GeluCudaFunctionTest, testing::ValuesIn(AllFunctions()), ParamName);
-INSTANTIATE_TEST_SUITE_P(SixteenBit, GeluCuda16BitForwardTest, testing::ValuesIn(SixteenBitForward()), ParamName);
+INSTANTIATE_TEST_SUITE_P(AllFunctions, GeluCudaFunctionTest, testing::ValuesIn(AllFunctions()),
+                         FunctionTestName());
+INSTANTIATE_TEST_SUITE_P(SixteenBit, GeluCuda16BitForwardTest, testing::ValuesIn(SixteenBitForward()),
+                         FunctionTestName());
 
 struct FusedParam {
   Type type;

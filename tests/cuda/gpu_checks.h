@@ -49,6 +49,20 @@ struct Function {
   std::string Name() const {
     return std::string(backward ? "backward_" : "forward_") + TypeName(type) + "/" + FormName(form);
   }
+  // Name() as a GoogleTest parameter name, which may not contain '/'.
+  std::string TestName() const {
+    std::string s = Name();
+    for (char& c : s) c = c == '/' ? '_' : c;
+    return s;
+  }
+};
+
+// The name generator of INSTANTIATE_TEST_SUITE_P over Functions (a testing::TestParamInfo<Function>).
+struct FunctionTestName {
+  template <class Info>
+  std::string operator()(const Info& info) const {
+    return info.param.TestName();
+  }
 };
 
 // GoogleTest prints parameters with this (found by argument-dependent lookup).
