@@ -119,8 +119,7 @@ HWY_INLINE V WithCommonRange(D d, V x, const double (&forward)[kForwardDegree + 
 }
 
 // The general (non-common-range) double path of form kForm: GeluInDouble takes it for |x| > 3, and the float-core
-// kernels send it the lanes outside the core range (|x| >= 3.875, infinities, NaN), so those lanes get the same
-// bits as before the float core existed.
+// kernels send it the tail lanes the float tail leaves invalid (results below 2^-126 for x < 0, -inf, NaN).
 template <int kForm, bool kDerivative, class D, class V = hn::Vec<D>>
 HWY_INLINE V GeneralInDouble(D d, V x) {
   if constexpr (kForm == 0) {
@@ -219,8 +218,8 @@ struct HwyOps {
 // InCore, CoreF32 for this target (the source the scalar path and CUDA share).
 #include "src/common/gelu_f32_core-inl.h"
 
-// The lanes of one vector that TailF32 leaves invalid (rare: f(x) or g f'(x) subnormal or zero for x < 0, x
-// non-finite, overflow): the proven double path, y = f(x) or g * f'(x) in double rounded once, as
+// The lanes of one vector that TailF32 leaves invalid (rare: f(x) or f'(x) below 2^-126 in magnitude for x < 0,
+// -inf, NaN): the proven double path, y = f(x) or g * f'(x) in double rounded once, as
 // common::ForwardF32InDouble / BackwardF32InDouble.
 template <int kForm, bool kBackward, class DF, class V = hn::Vec<DF>>
 HWY_NOINLINE V GeneralInDoubleF32(DF df, V x, V g) {
