@@ -72,8 +72,9 @@ struct TailResult {
 // With t = |x|, f(-t) = -exp(-E) A(t), f'(-t) = -exp(-E) B(t) (tables and E in src/common/core_tables.h and
 // scripts/fit/tail_intervals.py), and f(t) = t + f(-t), f'(t) = 1 - f'(-t). Valid lanes: x > 0 (+inf included),
 // and x < 0 where |f(-t)| or |f'(-t)| >= 2^-126 (normal, so that the scaling by 2^-m is exact); not NaN, not
-// -inf. The backward's last step is one rounding from the float |f'(-t)|: -(grad_out |f'(-t)|) for x < 0,
-// fma(grad_out, |f'(-t)|, grad_out) for x > 0; a subnormal, infinite or NaN grad_out gets what IEEE gives.
+// -inf; for the backward with x < 0 also grad_out |f'(-t)| normal and finite. The backward rounds once:
+// -(grad_out (h + s)) 2^-m for x < 0, fma(grad_out, |f'(-t)|, grad_out) for x > 0 (there |f'(-t)| < 2^-10, so
+// its own rounding is far below the result's ULP); an infinite or NaN grad_out gets what IEEE gives.
 // Error before the last rounding, relative: fit <= 2^-29 (tail_intervals.py), exp(-E) ~2^-30, products ~2^-26
 // (where |a_lo| is near a fifth of |hi|: the steep B of tanh); measured over all inputs: docs/ACCURACY.md.
 template <int kForm, bool kDerivative, class Ops, class V>
@@ -138,16 +139,23 @@ GELU_HD auto TailF32(const Ops& o, V x, V grad_out) {
   const V y = o.Add(h, s);
   // |f(-t)| or |f'(-t)| = y 2^-m = (y 2^-64) 2^(64 - m): both products exact while the result is normal. For
   // t > kTailTMax (and NaN) the tables and E are those of kTailTMax, where this is below 2^-126 (subnormal, inexact):
-  // the positive side's value is then x and grad_out exactly (it is far below half an ULP of either), the negative
-  // side is left invalid.
-  const V big = o.Mul(o.Mul(y, o.Set(0x1p-64f)), o.Pow2OfShifted(kd));
+  // the positive side's value is then x and grad_out exactly (it is far below half an ULP of either).
+  const V pow2 = o.Pow2OfShifted(kd);
+  const V big = o.Mul(o.Mul(y, o.Set(0x1p-64f)), pow2);
   const auto positive = o.Gt(x, o.Set(0.0f));
-  V value;
   if constexpr (kDerivative) {
-    value = o.IfThenElse(positive, o.MulAdd(grad_out, big, grad_out), o.Neg(o.Mul(grad_out, big)));
+    // x < 0: grad_out joins before the one rounding, -(grad_out (h + s)) 2^-m, so any grad_out gets the error of
+    // grad_out = 1 (rounding y first and then the product would double it). Valid while that is normal, finite and
+    // t <= kTailTMax (beyond, a huge grad_out could lift the kTailTMax value above 2^-126).
+    const V scaled = o.Mul(o.Mul(o.MulAdd(grad_out, h, o.Mul(grad_out, s)), o.Set(0x1p-64f)), pow2);
+    const V value = o.IfThenElse(positive, o.MulAdd(grad_out, big, grad_out), o.Neg(scaled));
+    const V magnitude = o.Abs(scaled);
+    const auto normal = o.And(o.Ge(magnitude, o.Set(0x1p-126f)), o.Le(magnitude, o.Set(0x1.fffffep127f)));
+    const auto valid = o.Or(positive, o.And(o.Le(t, tmax), normal));
+    return TailResult<V, decltype(valid)>{value, valid};
   } else {
-    value = o.IfThenElse(positive, o.Sub(x, big), o.Neg(big));
+    const V value = o.IfThenElse(positive, o.Sub(x, big), o.Neg(big));
+    const auto valid = o.Or(positive, o.Ge(big, o.Set(0x1p-126f)));
+    return TailResult<V, decltype(valid)>{value, valid};
   }
-  const auto valid = o.Or(positive, o.Ge(big, o.Set(0x1p-126f)));
-  return TailResult<V, decltype(valid)>{value, valid};
 }
