@@ -46,7 +46,7 @@ nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.mem --f
 # --fmad=false (host and device round alike), static CUDA runtime. The drivers are host code; -march=native
 # speeds up the host reference of the exhaustive checks (the same operations: -ffp-contract=off).
 common=(-O3 -std=c++20 -I. -Iinclude)
-host_flags="-O3,-march=native,-ffp-contract=off,-pthread"
+host_flags="-O3,-march=native,-ffp-contract=off,-pthread,-fopenmp"
 echo "== build ($out)"
 cu_flags=(-gencode "arch=compute_${arch},code=[sm_${arch},compute_${arch}]" --fmad=false
   -Xcompiler -fPIC,-fvisibility=hidden,-ffp-contract=off -DGELU_BUILDING)
@@ -65,7 +65,7 @@ if [ "$build_ok" = 1 ]; then
 fi
 if [ "$build_ok" = 1 ]; then
   for prog in gelu_cuda_check gelu_gpu_bench; do
-    "$nvcc" -Xcompiler -pthread "$out/$prog.o" -L"$out" -lgelu_cuda -Xlinker -rpath,'$ORIGIN' -o "$out/$prog" ||
+    "$nvcc" -Xcompiler -pthread,-fopenmp "$out/$prog.o" -L"$out" -lgelu_cuda -Xlinker -rpath,'$ORIGIN' -o "$out/$prog" ||
       build_ok=0
   done
 fi

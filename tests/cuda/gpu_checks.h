@@ -34,6 +34,7 @@
 #include "gelu/gelu_cuda.h"
 #include "src/common/functions.h"
 #include "src/cuda/gelu_ops.h"
+#include "src/parallel/parallel.h"
 
 namespace gelu::cuda_test {
 
@@ -108,15 +109,10 @@ inline gelu_status Call(const Function& f, const void* g, const void* x, void* y
 
 inline unsigned HostThreads() { return std::max(1u, std::thread::hardware_concurrency()); }
 
-// fn(begin, end) over [0, n) split into one contiguous range per thread.
+// fn(begin, end) over [0, n), split as the library splits its arrays (src/parallel/parallel.h; OpenMP), on every
+// host thread.
 inline void ParallelFor(size_t n, const std::function<void(size_t, size_t)>& fn) {
-  const size_t threads = std::min<size_t>(HostThreads(), std::max<size_t>(1, n / 4096));
-  if (threads <= 1) return fn(0, n);
-  std::vector<std::thread> pool;
-  for (size_t t = 0; t < threads; ++t) {
-    pool.emplace_back([&, t] { fn(n * t / threads, n * (t + 1) / threads); });
-  }
-  for (auto& th : pool) th.join();
+  gelu::parallel::ParallelForThreads(n, static_cast<int>(HostThreads()), fn);
 }
 
 template <class Op>
