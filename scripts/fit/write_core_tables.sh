@@ -77,51 +77,31 @@ __device__ constexpr TailTable kTailSigmoidDerivativeDevice = kTailSigmoidDeriva
 __device__ constexpr TailExpTable kTailExp2Device = kTailExp2;
 #endif
 
-// form: 0 none, 1 tanh, 2 sigmoid (gelu_approximate).
+// The table of one function, host or device copy. form: 0 none, 1 tanh, 2 sigmoid (gelu_approximate).
 #if defined(__CUDACC__)
-__host__ __device__ __forceinline__
+#define GELU_TABLE_FN __host__ __device__ __forceinline__
 #else
-inline
+#define GELU_TABLE_FN inline
 #endif
-const CoreTable& CoreTableFor(int form, bool derivative) {
 #if defined(__CUDA_ARCH__)
-#define GELU_CORE_PICK(name) name##Device
+#define GELU_TABLE_PICK(name) name##Device
 #else
-#define GELU_CORE_PICK(name) name
+#define GELU_TABLE_PICK(name) name
 #endif
-  if (derivative) {
-    return form == 0 ? GELU_CORE_PICK(kCoreExactDerivative)
-                     : form == 1 ? GELU_CORE_PICK(kCoreTanhDerivative) : GELU_CORE_PICK(kCoreSigmoidDerivative);
-  }
-  return form == 0 ? GELU_CORE_PICK(kCoreExactForward)
-                   : form == 1 ? GELU_CORE_PICK(kCoreTanhForward) : GELU_CORE_PICK(kCoreSigmoidForward);
-#undef GELU_CORE_PICK
-}
-#if defined(__CUDACC__)
-__host__ __device__ __forceinline__
-#else
-inline
-#endif
-const TailTable& TailTableFor(int form, bool derivative) {
-#if defined(__CUDA_ARCH__)
-#define GELU_TAIL_PICK(name) name##Device
-#else
-#define GELU_TAIL_PICK(name) name
-#endif
-  if (derivative) {
-    return form == 0 ? GELU_TAIL_PICK(kTailExactDerivative)
-                     : form == 1 ? GELU_TAIL_PICK(kTailTanhDerivative) : GELU_TAIL_PICK(kTailSigmoidDerivative);
-  }
-  return form == 0 ? GELU_TAIL_PICK(kTailExactForward)
-                   : form == 1 ? GELU_TAIL_PICK(kTailTanhForward) : GELU_TAIL_PICK(kTailSigmoidForward);
-}
-#if defined(__CUDACC__)
-__host__ __device__ __forceinline__
-#else
-inline
-#endif
-const TailExpTable& TailExp2Table() { return GELU_TAIL_PICK(kTailExp2); }
-#undef GELU_TAIL_PICK
+#define GELU_TABLE_FOR(kind)                                                                                   \
+  if (derivative) {                                                                                            \
+    return form == 0 ? GELU_TABLE_PICK(k##kind##ExactDerivative)                                              \
+                     : form == 1 ? GELU_TABLE_PICK(k##kind##TanhDerivative)                                   \
+                                 : GELU_TABLE_PICK(k##kind##SigmoidDerivative);                               \
+  }                                                                                                            \
+  return form == 0 ? GELU_TABLE_PICK(k##kind##ExactForward)                                                   \
+                   : form == 1 ? GELU_TABLE_PICK(k##kind##TanhForward) : GELU_TABLE_PICK(k##kind##SigmoidForward)
+GELU_TABLE_FN const CoreTable& CoreTableFor(int form, bool derivative) { GELU_TABLE_FOR(Core); }
+GELU_TABLE_FN const TailTable& TailTableFor(int form, bool derivative) { GELU_TABLE_FOR(Tail); }
+GELU_TABLE_FN const TailExpTable& TailExp2Table() { return GELU_TABLE_PICK(kTailExp2); }
+#undef GELU_TABLE_FOR
+#undef GELU_TABLE_PICK
+#undef GELU_TABLE_FN
 
 }  // namespace gelu::common
 
