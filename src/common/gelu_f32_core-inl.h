@@ -82,9 +82,12 @@ GELU_HD auto TailF32(const Ops& o, V x, V grad_out) {
   const common::TailTable& table = common::TailTableFor(kForm, kDerivative);
   const common::TailExpTable& exp2 = common::TailExp2Table();
   const V t = o.Abs(x);
-  const V tmax = o.Set(kForm == 0 ? common::kTailTMaxExact : kForm == 1 ? common::kTailTMaxTanh : common::kTailTMaxSigmoid);
+  const V tmax = o.Set(kForm == 0   ? common::kTailTMaxExact
+                       : kForm == 1 ? common::kTailTMaxTanh
+                                    : common::kTailTMaxSigmoid);
   const V tc = o.Min(t, tmax);
-  // A(t) or B(t) = hi + a_lo, a_lo = lo + d * (a1 + ... + d^4 a5): |a_lo| is at most a tenth of hi.
+  // A(t) or B(t) = hi + a_lo, a_lo = lo + d * (a1 + ... + d^4 a5): |a_lo| up to about a fifth of hi (tanh's B,
+  // which grows like t^3), a tenth or less elsewhere.
   const auto column = o.TailColumn(tc);
   const V d = o.Sub(tc, o.Lookup(table.row[0], column));  // exact: c and t within a factor 2, c has few bits
   V q = o.Lookup(table.row[common::kTailRows - 1], column);
