@@ -600,8 +600,7 @@ void Write(const std::filesystem::path& path, const Array& a) {
     mode = 0666 & ~mask;
   }
   const std::string prefix = Prefix(a);
-  // mkstemp replaces the six X with a unique suffix and creates the file (the template its API requires).
-  std::string tmp = (dir / ("." + path.filename().string() + ".tmp-XXXXXX")).string();
+  std::string tmp = UniqueNameTemplate((dir / ("." + path.filename().string() + ".tmp-")).string());
   const int fd = ::mkstemp(tmp.data());
   if (fd < 0) {
     throw Error("cannot write " + name + ": cannot create a file in '" + dir.string() + "': " + Errno(errno));

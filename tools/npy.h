@@ -26,6 +26,9 @@
 
 namespace gelu::npy {
 
+// A name template for mkstemp/mkdtemp: `prefix` followed by the six 'X' those calls overwrite with a unique suffix.
+inline std::string UniqueNameTemplate(const std::string& prefix) { return prefix + std::string(6, 'X'); }
+
 // Every failure of this module: a message that says what is wrong and where, without the file name (callers
 // prefix it).
 class Error : public std::runtime_error {

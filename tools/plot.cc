@@ -22,6 +22,7 @@
 #include "gelu/gelu.hpp"
 #include "src/reference/reference.h"
 #include "tools/commands.h"
+#include "tools/npy.h"
 
 extern char** environ;
 
@@ -84,8 +85,7 @@ int Spawn(const std::vector<std::string>& argv) {
 struct TempDir {
   std::filesystem::path path;
   TempDir() {
-    // mkdtemp replaces the six X with a unique suffix and creates the directory (the template its API requires).
-    std::string t = (std::filesystem::temp_directory_path() / "gelu-plot-XXXXXX").string();
+    std::string t = npy::UniqueNameTemplate((std::filesystem::temp_directory_path() / "gelu-plot-").string());
     if (mkdtemp(t.data()) == nullptr) throw Failure(fmt::format("cannot create a temporary directory: {}", std::strerror(errno)));
     path = t;
   }
