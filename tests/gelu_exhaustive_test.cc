@@ -14,9 +14,11 @@
 #include <algorithm>
 #include <barrier>
 #include <chrono>
+#include <cmath>
 #include <bit>
 #include <cstdint>
 #include <cstdio>
+#include <limits>
 #include <thread>
 #include <vector>
 
@@ -25,6 +27,7 @@
 #include "hwy/targets.h"
 #include "hwy/tests/hwy_gtest.h"
 #include "src/common/functions.h"
+#include "src/common/gelu_f32_math.h"
 #include "src/reference/reference.h"
 #include "src/reference/ulp.h"
 
@@ -150,6 +153,58 @@ TEST(GeluExhaustiveTest, F32AllInputsAllFunctionsAllTargets) {
       if (fn.backward()) EXPECT_LE(w.abs24 * 0x1p-24, fn.f32_abs) << fn.name << std::hexfloat << " x=" << w.abs_x;
     }
   }
+}
+
+// The premise of the kernels' identity lanes (common::TailIdentity): from kTailIdentityFrom<Function> up, the float
+// tail gives exactly x (forward) or grad_out (backward), so a kernel may return those without evaluating it. Every
+// float from there to kTailTMax<Form> is checked through the shared scalar TailF32 (the vector targets compute the
+// same bits); beyond kTailTMax TailF32 uses kTailTMax's tables and E, so a few points stand for the rest. Backward:
+// grad_out = 1 and 0x1.fffffep0 (the largest significand) bound |f'(-t)| by 2^-25 and so cover every grad_out.
+template <int kForm, bool kDerivative>
+void CheckTailIdentity(float from, float tmax) {
+  const gelu::common::ScalarOps o;
+  const auto check_range = [&](uint32_t begin, uint32_t end, uint64_t* bad, float* first_bad) {
+    for (uint32_t b = begin; b < end; ++b) {
+      const float x = std::bit_cast<float>(b);
+      for (float g : {1.0f, 0x1.fffffep0f}) {
+        const auto t = gelu::common::TailF32<kForm, kDerivative>(o, x, g);
+        const float want = kDerivative ? g : x;
+        if (!t.valid || std::bit_cast<uint32_t>(t.value) != std::bit_cast<uint32_t>(want)) {
+          if ((*bad)++ == 0) *first_bad = x;
+        }
+        if (!kDerivative) break;
+      }
+    }
+  };
+  const uint32_t begin = std::bit_cast<uint32_t>(from), end = std::bit_cast<uint32_t>(tmax) + 1;
+  const uint32_t mid = begin + (end - begin) / 2;
+  uint64_t bad[2] = {0, 0};
+  float first_bad[2] = {0, 0};
+  {
+    std::jthread half(check_range, begin, mid, &bad[0], &first_bad[0]);
+    check_range(mid, end, &bad[1], &first_bad[1]);
+  }
+  EXPECT_EQ(bad[0] + bad[1], 0u) << "form " << kForm << (kDerivative ? " backward" : " forward") << std::hexfloat
+                                 << ", first at x=" << (bad[0] ? first_bad[0] : first_bad[1]);
+  const float inf = std::numeric_limits<float>::infinity();
+  for (float x : {2 * tmax, 1e30f, std::numeric_limits<float>::max(), inf}) {
+    check_range(std::bit_cast<uint32_t>(x), std::bit_cast<uint32_t>(x) + 1, &bad[0], &first_bad[0]);
+  }
+  EXPECT_EQ(bad[0] + bad[1], 0u) << "form " << kForm << " beyond kTailTMax";
+  const auto identity = [&](float x) { return gelu::common::TailIdentity<kForm, kDerivative>(o, x); };
+  EXPECT_TRUE(identity(from));
+  EXPECT_FALSE(identity(std::nextafter(from, 0.0f)));
+  EXPECT_FALSE(identity(std::numeric_limits<float>::quiet_NaN()));
+}
+
+TEST(GeluExhaustiveTest, TailIdentityLanesMatchTheTail) {
+  namespace c = gelu::common;
+  CheckTailIdentity<0, false>(c::kTailIdentityFromExactForward, c::kTailTMaxExact);
+  CheckTailIdentity<1, false>(c::kTailIdentityFromTanhForward, c::kTailTMaxTanh);
+  CheckTailIdentity<2, false>(c::kTailIdentityFromSigmoidForward, c::kTailTMaxSigmoid);
+  CheckTailIdentity<0, true>(c::kTailIdentityFromExactDerivative, c::kTailTMaxExact);
+  CheckTailIdentity<1, true>(c::kTailIdentityFromTanhDerivative, c::kTailTMaxTanh);
+  CheckTailIdentity<2, true>(c::kTailIdentityFromSigmoidDerivative, c::kTailTMaxSigmoid);
 }
 
 }  // namespace

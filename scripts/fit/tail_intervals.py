@@ -96,6 +96,25 @@ def fit_interval(name, k):
     return c, a0hi, a0lo, fixed[1:], worst
 
 
+def identity_from(name):
+    """The smallest multiple of 1/8 from which the tail's result is x itself (forward) or grad_out (derivative):
+    for every t >= it, |f(-t)| / t < 2^-26 (forward) or |f'(-t)| < 2^-26 (derivative). Then f(t) = t (1 - delta)
+    rounds to t (delta t is below a quarter of t's ULP), and grad_out f'(t) = grad_out (1 + delta) to grad_out for
+    every grad_out (below half its ULP). Both quantities decrease in t here; checked at 2000 points past it."""
+    form, forward = (name[:-7], True) if name.endswith("Forward") else (name[:-10], False)
+    e = (lambda t: 1 / (1 + mp.exp(-sigmoid_parts(form, t)[0]))) if form != "Exact" else None
+    if forward:
+        rel = (lambda t: mp.erfc(t / mp.sqrt(2)) / 2) if form == "Exact" else (lambda t: 1 - e(t))
+    else:
+        rel = lambda t: fitted(name, t) * mp.exp(-t * t / 2 if form == "Exact" else -sigmoid_parts(form, t)[0])
+    bound = mp.mpf(2) ** -26
+    t = mp.mpf("3.875")
+    while rel(t) >= bound:
+        t += mp.mpf(1) / 8
+    assert all(rel(t + i * (T_MAX[form] - t) / 1999) < bound for i in range(2000))
+    return t
+
+
 def hexf(v):
     if v == 0:
         return "0"
@@ -133,6 +152,12 @@ def main():
     print("// (scalars, not arrays: CUDA device code reads a host constexpr only as a scalar constant)")
     for f in FORMS:
         print(f"inline constexpr float kTailTMax{f} = {hexf(T_MAX[f])}f;")
+    print("// Per function, the x from which the tail's result is x (forward) or grad_out (derivative) rounded:")
+    print("// |f(-t)| / t or |f'(-t)| < 2^-26 for t >= it (identity_from in tail_intervals.py); kernels skip the tail")
+    print("// there, and the exhaustive tail-identity test checks TailF32 gives exactly that up to kTailTMax.")
+    for name in ["ExactForward", "TanhForward", "SigmoidForward", "ExactDerivative", "TanhDerivative",
+                 "SigmoidDerivative"]:
+        print(f"inline constexpr float kTailIdentityFrom{name} = {hexf(identity_from(name))}f;")
     exp_tables()
     for name in ["ExactForward", "TanhForward", "SigmoidForward", "ExactDerivative", "TanhDerivative",
                  "SigmoidDerivative"]:

@@ -127,6 +127,15 @@ inline constexpr int kTailFirstColumnBits = 0x408;  // bits(4.0f) >> 20
 inline constexpr float kTailTMaxExact = 0x1.c8p+3f;
 inline constexpr float kTailTMaxTanh = 0x1.5p+3f;
 inline constexpr float kTailTMaxSigmoid = 0x1.ep+5f;
+// Per function, the x from which the tail's result is x (forward) or grad_out (derivative) rounded:
+// |f(-t)| / t or |f'(-t)| < 2^-26 for t >= it (identity_from in tail_intervals.py); kernels skip the tail
+// there, and the exhaustive tail-identity test checks TailF32 gives exactly that up to kTailTMax.
+inline constexpr float kTailIdentityFromExactForward = 0x1.68p+2f;
+inline constexpr float kTailIdentityFromTanhForward = 0x1.5p+2f;
+inline constexpr float kTailIdentityFromSigmoidForward = 0x1.54p+3f;
+inline constexpr float kTailIdentityFromExactDerivative = 0x1.9p+2f;
+inline constexpr float kTailIdentityFromTanhDerivative = 0x1.7p+2f;
+inline constexpr float kTailIdentityFromSigmoidDerivative = 0x1.8cp+3f;
 inline constexpr float kTailExpLn2Over32Hi = 0x1.62cp-6f;
 inline constexpr float kTailExpLn2Over32Mid = 0x1.217f7ep-17f;
 inline constexpr float kTailExpLn2Over32Lo = -0x1.c610cap-42f;

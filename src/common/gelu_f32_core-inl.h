@@ -38,27 +38,51 @@ GELU_HD V CoreF32(const Ops& o, V x, V grad_out) {
   V u = grad_out;
   if constexpr (!kDerivative) u = o.IfThenElse(o.Ge(c, o.Set(common::kCoreFirstRatioCentre)), x, o.Set(1.0f));
   V y;
-  if constexpr (kForm == 0 || kDerivative) {
-    // The exact forward (bound 1 ULP) and the derivatives (near their root |f'| is small beside its variation over
-    // an interval): the linear term is added exactly as well (TwoProduct by FMA, then Fast2Sum), so that the
-    // tail's rounding, scaled by |tail| / |result| (up to ~0.6 at x = -4 for f, above 1 next to f's root), is
-    // that of the quadratic and higher terms only. Fast2Sum is exact when |hi| >= |d * a1|, which holds on
-    // every interval except the derivatives' root intervals, and there hi = 0 (their tiny constant is in lo).
+  if constexpr (kDerivative) {
+    // Derivatives (bound 2 ULP for any grad_out): next to f's minimum |f'| is small beside its variation over an
+    // interval, so |d * a1| reaches ~1.3 |f'| there. The linear term is added exactly (TwoProduct by FMA, then
+    // Fast2Sum), so that the tail's rounding, and that of grad_out * tail, are those of the quadratic and higher
+    // terms only. Fast2Sum is exact when |hi| >= |d * a1|, which holds on every interval except the root
+    // intervals, and there hi = 0 (their tiny constant is in lo). Without this (the forwards' form below) the
+    // maximum with grad_out = 1 measured 1.17 ULP, and each grad_out rounding could add up to ~1 ULP more.
     const V t = o.Mul(d, a1);
     const V t_lo = o.MulAdd(d, a1, o.Neg(t));  // d * a1 - t, exact
     const V head = o.Add(hi, t);
     const V head_lo = o.Add(o.Sub(hi, head), t);  // hi + t - head, exact
-    V low = lo;  // plus, for derivatives, d times the low part of a1 (root intervals; zero elsewhere)
-    if constexpr (kDerivative) low = o.MulAdd(d, o.Lookup(table.row[9], column), lo);
+    // lo plus d times the low part of a1 (root intervals; zero elsewhere)
+    const V low = o.MulAdd(d, o.Lookup(table.row[9], column), lo);
     const V tail = o.MulAdd(o.Mul(q, d), d, o.Add(low, o.Add(t_lo, head_lo)));
     y = o.MulAdd(u, head, o.Mul(u, tail));
   } else {
-    const V tail = o.MulAdd(o.MulAdd(q, d, a1), d, lo);
+    // Forwards: |d * a1| <= ~0.5 |f(x)| (at x = -3.875, where the table fits f itself; |f'/f| ~ |x| there), and
+    // the linear term enters the tail through one fma: the tail is rounded once, to half its own ULP (a quarter
+    // of the result's), and the rest (lo + q d^2, a few percent of the result) carries negligible error. Measured
+    // over all inputs of the core range on AVX3: exact 0.913 ULP at x = -3.8646 (bound 1), tanh 1.012, sigmoid
+    // 0.654; docs/ACCURACY.md has the full sweep. Adding the linear term exactly too (as derivatives do) gave
+    // 0.706 for the exact form at ~40% more time; a plain Horner tail, fma(fma(q, d, a1), d, lo), rounds
+    // q d + a1 first and reached 1.26 ULP.
+    const V tail = o.MulAdd(a1, d, o.MulAdd(q, o.Mul(d, d), lo));
     y = o.MulAdd(u, hi, o.Mul(u, tail));
   }
   // f(x) has the sign of x; only x = -0 needs this (u * tail can be +0 there).
   if constexpr (!kDerivative) y = o.CopySign(y, x);
   return y;
+}
+
+// The lanes (x >= kTailIdentityFrom<Function>, src/common/core_tables.h) where TailF32's result is x itself
+// (forward) or grad_out (derivative): from there |f(-t)| / t or |f'(-t)| is below 2^-26 (identity_from in
+// scripts/fit/tail_intervals.py), far below half an ULP of the result. Kernels return x or grad_out there without
+// evaluating the tail; the exhaustive suite checks that TailF32 gives exactly those bits for every float from
+// there to kTailTMax<Form> (beyond it TailF32's tables and E are those of kTailTMax, its correction smaller still).
+template <int kForm, bool kDerivative, class Ops, class V>
+GELU_HD auto TailIdentity(const Ops& o, V x) {
+  constexpr float kFrom = kDerivative ? (kForm == 0   ? common::kTailIdentityFromExactDerivative
+                                         : kForm == 1 ? common::kTailIdentityFromTanhDerivative
+                                                      : common::kTailIdentityFromSigmoidDerivative)
+                                      : (kForm == 0   ? common::kTailIdentityFromExactForward
+                                         : kForm == 1 ? common::kTailIdentityFromTanhForward
+                                                      : common::kTailIdentityFromSigmoidForward);
+  return o.Ge(x, o.Set(kFrom));
 }
 
 // TailF32's result per lane: the value, and where it holds (elsewhere the caller takes the double path).

@@ -104,6 +104,7 @@ template <int kForm>
 GELU_HD float ForwardF32Form(float x) {
   const ScalarOps o;
   if (InCore(o, x)) return CoreF32<kForm, false>(o, x, 1.0f);
+  if (TailIdentity<kForm, false>(o, x)) return x;
   const auto tail = TailF32<kForm, false>(o, x, 1.0f);
   return tail.valid ? tail.value : ForwardF32InDouble(x, kForm);
 }
@@ -111,6 +112,7 @@ template <int kForm>
 GELU_HD float BackwardF32Form(float grad_out, float x) {
   const ScalarOps o;
   if (InCore(o, x)) return CoreF32<kForm, true>(o, x, grad_out);
+  if (TailIdentity<kForm, true>(o, x)) return grad_out;
   const auto tail = TailF32<kForm, true>(o, x, grad_out);
   return tail.valid ? tail.value : BackwardF32InDouble(grad_out, x, kForm);
 }

@@ -184,6 +184,10 @@ struct HwyOps {
   static HWY_INLINE V IfThenElse(M m, V a, V b) { return hn::IfThenElse(m, a, b); }
   HWY_INLINE hn::Vec<DI> Column(V shifted) const {
     const DI di;
+#if HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL
+    // vpermt2ps (Lookup) reads only the low 5 bits of each index: the mask would be one more operation per call.
+    if constexpr (hn::MaxLanes(DF()) == 16) return hn::BitCast(di, shifted);
+#endif
     return hn::And(hn::BitCast(di, shifted), hn::Set(di, common::kCoreColumns - 1));
   }
   // row[column] per lane. AVX-512: the 32 entries are two registers and one vpermt2ps picks from both (Highway
@@ -249,56 +253,110 @@ HWY_INLINE V TailWithFallback(const HwyOps<DF>& o, V xv, V gv, hn::Mask<DF> tail
 }
 
 // y[i] = f(x[i]) (kBackward false) or grad_in[i] = g[i] * f'(x[i]) over `count` float32 elements, a multiple of
-// the vector length. Every vector runs the float core (common::CoreF32); the lanes outside the core range take the
-// float tail (common::TailF32), and the double path where the tail leaves them invalid. A lane's bits depend on its
-// own input only, never on its neighbours, on n or on alignment, and a vector without tail lanes costs one compare.
+// the vector length. The lanes in the core range run the float core (common::CoreF32), the others the float tail
+// (common::TailF32), and the double path where the tail leaves them invalid. A lane's bits depend on its own input
+// only, never on its neighbours, on n or on alignment.
 template <int kForm, bool kBackward>
 HWY_INLINE void GeluF32Run(const float* g, const float* x, float* y, size_t count) {
   const hn::ScalableTag<float> df;
   const HwyOps<decltype(df)> o{df};
   const size_t N = hn::Lanes(df);
 #if HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL
-  // AVX-512: tail-heavy data (U[-10, 10]: ~60% of lanes) would run the tail on every lane of nearly every vector.
-  // Per block of kBlock elements, the tail lanes are compacted (vcompressps), run 16 at a time, and put back in
-  // place (vexpandps); Highway 1.0.3 has Compress but no Expand.
-  constexpr size_t kBlock = 256;
+  // AVX-512: tail-heavy data (U[-10, 10]: ~60% of lanes) would run the tail on every lane of nearly every vector,
+  // and the core on every lane too. Per block of kBlock elements, each lane is a core lane, an identity lane
+  // (TailIdentity: the result is x or grad_out) or a tail lane. Tail lanes are compacted (vcompressps), run 16 at
+  // a time, and put back in place (vexpandps; Highway 1.0.3 has Compress but no Expand). When at least
+  // kCompactCoreMin lanes of the block are not core lanes, the core lanes are compacted the same way: compaction
+  // costs about 5 operations per vector, a core evaluation about 30, so it pays once some 3 vectors' worth of
+  // lanes are saved.
+  constexpr size_t kBlock = 256, kCompactCoreMin = 48;
   HWY_ALIGN float tail_x[kBlock + 16], tail_g[kBackward ? kBlock + 16 : 1], tail_y[kBlock];
-  __mmask16 masks[kBlock / 16];
+  HWY_ALIGN float core_x[kBlock + 16], core_g[kBackward ? kBlock + 16 : 1], core_y[kBlock];
+  __mmask16 tail_masks[kBlock / 16], identity_masks[kBlock / 16];
+  // Runs `lanes` compacted lanes of buf_x (buf_g), padded to whole vectors with `pad`, into buf_y.
+  const auto run_compacted = [&](float* buf_x, float* buf_g, float* buf_y, size_t lanes, float pad,
+                                 const auto& eval) HWY_ATTR {
+    for (size_t k = lanes; k % 16 != 0; ++k) {
+      buf_x[k] = pad;  // padding lanes: a valid input of the range, results unused
+      if constexpr (kBackward) buf_g[k] = 1.0f;
+    }
+    for (size_t k = 0; k < lanes; k += 16) {
+      const auto xv = hn::Load(df, buf_x + k);
+      hn::Store(eval(xv, kBackward ? hn::Load(df, buf_g + k) : hn::Set(df, 1.0f)), df, buf_y + k);
+    }
+  };
+  const auto core = [&](hn::Vec<decltype(df)> xv, hn::Vec<decltype(df)> gv) HWY_ATTR {
+    return gelu::HWY_NAMESPACE::CoreF32<kForm, kBackward>(o, xv, gv);
+  };
+  const auto every_lane = hn::FirstN(df, 16);  // compacted tail vectors hold tail lanes only (padding included)
+  const auto tail = [&](hn::Vec<decltype(df)> xv, hn::Vec<decltype(df)> gv) HWY_ATTR {
+    return TailWithFallback<kForm, kBackward>(o, xv, gv, every_lane);
+  };
+  // v with the identity lanes m set to x (forward) or grad_out (backward), from p = x or g of the same vector.
+  const auto with_identity = [&](__m512 v, __mmask16 m, const float* p) HWY_ATTR {
+    return m == 0 ? v : _mm512_mask_loadu_ps(v, m, p);
+  };
   for (size_t start = 0; start < count; start += kBlock) {
     const size_t block = HWY_MIN(kBlock, count - start);
     const float* xb = x + start;
+    const float* gb = kBackward ? g + start : nullptr;
     float* yb = y + start;
-    size_t tails = 0;
+    size_t not_core = 0;
     for (size_t i = 0; i < block; i += 16) {
       const auto xv = hn::LoadU(df, xb + i);
-      const auto gv = kBackward ? hn::LoadU(df, g + start + i) : hn::Set(df, 1.0f);
-      const auto tail = hn::Not(gelu::HWY_NAMESPACE::InCore(o, xv));
-      const __mmask16 m = tail.raw;
-      masks[i / 16] = m;
-      if (m != 0) {
-        _mm512_storeu_ps(tail_x + tails, _mm512_maskz_compress_ps(m, xv.raw));
-        if constexpr (kBackward) _mm512_storeu_ps(tail_g + tails, _mm512_maskz_compress_ps(m, gv.raw));
-        tails += static_cast<size_t>(__builtin_popcount(m));
+      const auto outside = hn::Not(gelu::HWY_NAMESPACE::InCore(o, xv));
+      const __mmask16 identity = gelu::HWY_NAMESPACE::TailIdentity<kForm, kBackward>(o, xv).raw;
+      identity_masks[i / 16] = identity;
+      tail_masks[i / 16] = static_cast<__mmask16>(outside.raw & ~identity);
+      not_core += static_cast<size_t>(__builtin_popcount(outside.raw));
+    }
+    if (not_core == 0) {
+      for (size_t i = 0; i < block; i += 16) {
+        const auto gv = kBackward ? hn::LoadU(df, gb + i) : hn::Set(df, 1.0f);
+        hn::StoreU(core(hn::LoadU(df, xb + i), gv), df, yb + i);
       }
-      hn::StoreU(gelu::HWY_NAMESPACE::CoreF32<kForm, kBackward>(o, xv, gv), df, yb + i);
+      continue;
     }
-    if (tails == 0) continue;
-    for (size_t k = tails; k % 16 != 0; ++k) {
-      tail_x[k] = common::kCoreEnd;  // padding lanes: a valid tail input, results unused
-      if constexpr (kBackward) tail_g[k] = 1.0f;
-    }
-    for (size_t k = 0; k < tails; k += 16) {
-      const auto xv = hn::Load(df, tail_x + k);
-      const auto gv = kBackward ? hn::Load(df, tail_g + k) : hn::Set(df, 1.0f);
-      hn::Store(TailWithFallback<kForm, kBackward>(o, xv, gv, hn::Not(gelu::HWY_NAMESPACE::InCore(o, xv))), df,
-                tail_y + k);
-    }
-    size_t taken = 0;
+    // Each vector is read (and its lanes compacted) before its results are stored: in-place calls are allowed.
+    const bool compact_core = not_core >= kCompactCoreMin;
+    size_t taken_tail = 0, taken_core = 0;
     for (size_t i = 0; i < block; i += 16) {
-      const __mmask16 m = masks[i / 16];
-      if (m == 0) continue;
-      _mm512_storeu_ps(yb + i, _mm512_mask_expandloadu_ps(_mm512_loadu_ps(yb + i), m, tail_y + taken));
-      taken += static_cast<size_t>(__builtin_popcount(m));
+      const __mmask16 m = tail_masks[i / 16];
+      const auto xv = hn::LoadU(df, xb + i);
+      const auto gv = kBackward ? hn::LoadU(df, gb + i) : hn::Set(df, 1.0f);
+      if (m != 0) {
+        _mm512_storeu_ps(tail_x + taken_tail, _mm512_maskz_compress_ps(m, xv.raw));
+        if constexpr (kBackward) _mm512_storeu_ps(tail_g + taken_tail, _mm512_maskz_compress_ps(m, gv.raw));
+        taken_tail += static_cast<size_t>(__builtin_popcount(m));
+      }
+      if (compact_core) {
+        const __mmask16 c = static_cast<__mmask16>(~(m | identity_masks[i / 16]));
+        _mm512_storeu_ps(core_x + taken_core, _mm512_maskz_compress_ps(c, xv.raw));
+        if constexpr (kBackward) _mm512_storeu_ps(core_g + taken_core, _mm512_maskz_compress_ps(c, gv.raw));
+        taken_core += static_cast<size_t>(__builtin_popcount(c));
+      } else {
+        const __m512 v = with_identity(core(xv, gv).raw, identity_masks[i / 16], (kBackward ? gb : xb) + i);
+        _mm512_storeu_ps(yb + i, v);
+      }
+    }
+    run_compacted(tail_x, tail_g, tail_y, taken_tail, common::kCoreEnd, tail);
+    if (compact_core) run_compacted(core_x, core_g, core_y, taken_core, 0.0f, core);
+    taken_tail = taken_core = 0;
+    for (size_t i = 0; i < block; i += 16) {
+      const __mmask16 m = tail_masks[i / 16];
+      __m512 v;
+      if (compact_core) {
+        const __mmask16 c = static_cast<__mmask16>(~(m | identity_masks[i / 16]));
+        v = with_identity(_mm512_maskz_expandloadu_ps(c, core_y + taken_core), identity_masks[i / 16],
+                          (kBackward ? gb : xb) + i);
+        taken_core += static_cast<size_t>(__builtin_popcount(c));
+      } else {
+        if (m == 0) continue;
+        v = _mm512_loadu_ps(yb + i);
+      }
+      v = _mm512_mask_expandloadu_ps(v, m, tail_y + taken_tail);
+      taken_tail += static_cast<size_t>(__builtin_popcount(m));
+      _mm512_storeu_ps(yb + i, v);
     }
   }
 #else
