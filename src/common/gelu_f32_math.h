@@ -20,8 +20,8 @@
 //               f(x) ~ x/2 keeps its relative accuracy) and f itself below; derivative tables fit f', their root
 //               interval expanded about the float nearest the root. The result is fma(u, head, u * tail), u = x,
 //               1 or grad_out, head + tail the polynomial with |tail| a fraction of it, so the one full-size
-//               rounding is the last; the exact forward and the derivatives also add the linear term exactly
-//               (TwoProduct, Fast2Sum). Measured over all inputs: docs/ACCURACY.md.
+//               rounding is the last; forwards round the linear term once with the tail (fma), derivatives add
+//               it exactly (TwoProduct, Fast2Sum). Measured over all inputs: docs/ACCURACY.md.
 //               Tails (|x| >= 3.875 outside the core), in float lanes too (TailF32): with t = |x|,
 //               f(-t) = -exp(-E(t)) A(t) and f'(-t) = -exp(-E(t)) B(t), E = t^2/2 or the sigmoid's argument z(t),
 //               A and B smooth: degree-5 polynomials on 32 intervals spaced 8 to a binade (worst relative fit
@@ -29,8 +29,10 @@
 //               float-pair table and a degree-4 Taylor e^-r, the product carried as hi + lo and rounded once, then
 //               scaled exactly; f(t) = t + f(-t) and f'(t) = 1 - f'(-t) on the positive side. Where x < 0 gives a
 //               result below 2^-126 (the scaling would round twice), for -inf and NaN: the proven double path of
-//               src/common/gelu_scalar.h (GeluF32InDouble), rounded once. The AVX-512 kernel compacts the tail
-//               lanes of each 256-element block and runs them 16 at a time.
+//               src/common/gelu_scalar.h (GeluF32InDouble), rounded once. From x >= kTailIdentityFrom<Function>
+//               the result is x or grad_out (TailIdentity), returned without the tail. The AVX-512 kernel compacts
+//               the tail lanes of each 256-element block (and its core lanes, on tail-heavy blocks) and runs them
+//               16 at a time.
 //   Special:    GELU(+-0) = +-0, GELU(+inf) = +inf, GELU(-inf) = -0, NaN -> NaN; f'(-inf) = 0, f'(+inf) = 1.
 #ifndef GELU_SRC_COMMON_GELU_F32_MATH_H_
 #define GELU_SRC_COMMON_GELU_F32_MATH_H_

@@ -252,27 +252,41 @@ HWY_INLINE V TailWithFallback(const HwyOps<DF>& o, V xv, V gv, hn::Mask<DF> tail
   return t.value;
 }
 
-// y[i] = f(x[i]) (kBackward false) or grad_in[i] = g[i] * f'(x[i]) over `count` float32 elements, a multiple of
-// the vector length. The lanes in the core range run the float core (common::CoreF32), the others the float tail
-// (common::TailF32), and the double path where the tail leaves them invalid. A lane's bits depend on its own input
-// only, never on its neighbours, on n or on alignment.
+#if HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL
+// AVX-512, the vectors [begin, block) of one block of at most kCompactBlock elements, once one of them has a lane
+// outside the core range: each lane is a core lane, an identity lane (TailIdentity: the result is x or grad_out)
+// or a tail lane. The core and tail lanes are compacted into buffers (vcompressps), run 16 at a time, and put back
+// in place (vexpandps; Highway 1.0.3 has Compress but no Expand), so that tail-heavy data (U[-10, 10]: ~60% of
+// lanes outside the core) runs neither the core on tail lanes nor the tail on core lanes. Out of line, so that
+// the all-core loop of GeluF32Run keeps its registers for the core's tables.
+constexpr size_t kCompactBlock = 256;
 template <int kForm, bool kBackward>
-HWY_INLINE void GeluF32Run(const float* g, const float* x, float* y, size_t count) {
+HWY_NOINLINE void GeluF32CompactedRest(const float* gb, const float* xb, float* yb, size_t begin, size_t block) {
   const hn::ScalableTag<float> df;
   const HwyOps<decltype(df)> o{df};
-  const size_t N = hn::Lanes(df);
-#if HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL
-  // AVX-512: tail-heavy data (U[-10, 10]: ~60% of lanes) would run the tail on every lane of nearly every vector,
-  // and the core on every lane too. Per block of kBlock elements, each lane is a core lane, an identity lane
-  // (TailIdentity: the result is x or grad_out) or a tail lane. Tail lanes are compacted (vcompressps), run 16 at
-  // a time, and put back in place (vexpandps; Highway 1.0.3 has Compress but no Expand). When at least
-  // kCompactCoreMin lanes of the block are not core lanes, the core lanes are compacted the same way: compaction
-  // costs about 5 operations per vector, a core evaluation about 30, so it pays once some 3 vectors' worth of
-  // lanes are saved.
-  constexpr size_t kBlock = 256, kCompactCoreMin = 48;
-  HWY_ALIGN float tail_x[kBlock + 16], tail_g[kBackward ? kBlock + 16 : 1], tail_y[kBlock];
-  HWY_ALIGN float core_x[kBlock + 16], core_g[kBackward ? kBlock + 16 : 1], core_y[kBlock];
-  __mmask16 tail_masks[kBlock / 16], identity_masks[kBlock / 16];
+  HWY_ALIGN float tail_x[kCompactBlock + 16], tail_g[kBackward ? kCompactBlock + 16 : 1], tail_y[kCompactBlock];
+  HWY_ALIGN float core_x[kCompactBlock + 16], core_g[kBackward ? kCompactBlock + 16 : 1], core_y[kCompactBlock];
+  __mmask16 outside_masks[kCompactBlock / 16], identity_masks[kCompactBlock / 16];
+  size_t cores = 0, tails = 0;
+  // Each vector is read (and its lanes compacted) before any result is stored: in-place calls are allowed.
+  for (size_t i = begin; i < block; i += 16) {
+    const auto xv = hn::LoadU(df, xb + i);
+    const auto gv = kBackward ? hn::LoadU(df, gb + i) : hn::Set(df, 1.0f);
+    const __mmask16 outside = hn::Not(gelu::HWY_NAMESPACE::InCore(o, xv)).raw;
+    const __mmask16 identity =
+        static_cast<__mmask16>(gelu::HWY_NAMESPACE::TailIdentity<kForm, kBackward>(o, xv).raw & outside);
+    outside_masks[i / 16] = outside;
+    identity_masks[i / 16] = identity;
+    const __mmask16 c = static_cast<__mmask16>(~outside), m = static_cast<__mmask16>(outside & ~identity);
+    _mm512_storeu_ps(core_x + cores, _mm512_maskz_compress_ps(c, xv.raw));
+    _mm512_storeu_ps(tail_x + tails, _mm512_maskz_compress_ps(m, xv.raw));
+    if constexpr (kBackward) {
+      _mm512_storeu_ps(core_g + cores, _mm512_maskz_compress_ps(c, gv.raw));
+      _mm512_storeu_ps(tail_g + tails, _mm512_maskz_compress_ps(m, gv.raw));
+    }
+    cores += static_cast<size_t>(__builtin_popcount(c));
+    tails += static_cast<size_t>(__builtin_popcount(m));
+  }
   // Runs `lanes` compacted lanes of buf_x (buf_g), padded to whole vectors with `pad`, into buf_y.
   const auto run_compacted = [&](float* buf_x, float* buf_g, float* buf_y, size_t lanes, float pad,
                                  const auto& eval) HWY_ATTR {
@@ -285,79 +299,51 @@ HWY_INLINE void GeluF32Run(const float* g, const float* x, float* y, size_t coun
       hn::Store(eval(xv, kBackward ? hn::Load(df, buf_g + k) : hn::Set(df, 1.0f)), df, buf_y + k);
     }
   };
-  const auto core = [&](hn::Vec<decltype(df)> xv, hn::Vec<decltype(df)> gv) HWY_ATTR {
-    return gelu::HWY_NAMESPACE::CoreF32<kForm, kBackward>(o, xv, gv);
-  };
+  run_compacted(core_x, core_g, core_y, cores, 0.0f, [&](hn::Vec<decltype(df)> xv, hn::Vec<decltype(df)> gv)
+                                                         HWY_ATTR { return CoreF32<kForm, kBackward>(o, xv, gv); });
   const auto every_lane = hn::FirstN(df, 16);  // compacted tail vectors hold tail lanes only (padding included)
-  const auto tail = [&](hn::Vec<decltype(df)> xv, hn::Vec<decltype(df)> gv) HWY_ATTR {
-    return TailWithFallback<kForm, kBackward>(o, xv, gv, every_lane);
-  };
-  // v with the identity lanes m set to x (forward) or grad_out (backward), from p = x or g of the same vector.
-  const auto with_identity = [&](__m512 v, __mmask16 m, const float* p) HWY_ATTR {
-    return m == 0 ? v : _mm512_mask_loadu_ps(v, m, p);
-  };
-  for (size_t start = 0; start < count; start += kBlock) {
-    const size_t block = HWY_MIN(kBlock, count - start);
-    const float* xb = x + start;
+  run_compacted(tail_x, tail_g, tail_y, tails, common::kCoreEnd,
+                [&](hn::Vec<decltype(df)> xv, hn::Vec<decltype(df)> gv) HWY_ATTR {
+                  return TailWithFallback<kForm, kBackward>(o, xv, gv, every_lane);
+                });
+  cores = tails = 0;
+  for (size_t i = begin; i < block; i += 16) {
+    const __mmask16 outside = outside_masks[i / 16], identity = identity_masks[i / 16];
+    const __mmask16 c = static_cast<__mmask16>(~outside), m = static_cast<__mmask16>(outside & ~identity);
+    __m512 v = _mm512_maskz_expandloadu_ps(c, core_y + cores);
+    v = _mm512_mask_expandloadu_ps(v, m, tail_y + tails);
+    // Identity lanes: x (forward) or grad_out (backward), from this vector's input, not yet overwritten.
+    if (identity != 0) v = _mm512_mask_loadu_ps(v, identity, (kBackward ? gb : xb) + i);
+    _mm512_storeu_ps(yb + i, v);
+    cores += static_cast<size_t>(__builtin_popcount(c));
+    tails += static_cast<size_t>(__builtin_popcount(m));
+  }
+}
+#endif
+
+// y[i] = f(x[i]) (kBackward false) or grad_in[i] = g[i] * f'(x[i]) over `count` float32 elements, a multiple of
+// the vector length. The lanes in the core range run the float core (common::CoreF32), the others the float tail
+// (common::TailF32), and the double path where the tail leaves them invalid. A lane's bits depend on its own input
+// only, never on its neighbours, on n or on alignment.
+template <int kForm, bool kBackward>
+HWY_INLINE void GeluF32Run(const float* g, const float* x, float* y, size_t count) {
+  const hn::ScalableTag<float> df;
+  const HwyOps<decltype(df)> o{df};
+  const size_t N = hn::Lanes(df);
+#if HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL
+  // Vectors whose lanes are all in the core range run the core in place (the common case on N(0,1); the test
+  // costs two compares); from the first other vector of a block on, the block is compacted (GeluF32CompactedRest).
+  for (size_t start = 0; start < count; start += kCompactBlock) {
+    const size_t block = HWY_MIN(kCompactBlock, count - start);
     const float* gb = kBackward ? g + start : nullptr;
-    float* yb = y + start;
-    size_t not_core = 0;
-    for (size_t i = 0; i < block; i += 16) {
-      const auto xv = hn::LoadU(df, xb + i);
-      const auto outside = hn::Not(gelu::HWY_NAMESPACE::InCore(o, xv));
-      const __mmask16 identity = gelu::HWY_NAMESPACE::TailIdentity<kForm, kBackward>(o, xv).raw;
-      identity_masks[i / 16] = identity;
-      tail_masks[i / 16] = static_cast<__mmask16>(outside.raw & ~identity);
-      not_core += static_cast<size_t>(__builtin_popcount(outside.raw));
-    }
-    if (not_core == 0) {
-      for (size_t i = 0; i < block; i += 16) {
-        const auto gv = kBackward ? hn::LoadU(df, gb + i) : hn::Set(df, 1.0f);
-        hn::StoreU(core(hn::LoadU(df, xb + i), gv), df, yb + i);
-      }
-      continue;
-    }
-    // Each vector is read (and its lanes compacted) before its results are stored: in-place calls are allowed.
-    const bool compact_core = not_core >= kCompactCoreMin;
-    size_t taken_tail = 0, taken_core = 0;
-    for (size_t i = 0; i < block; i += 16) {
-      const __mmask16 m = tail_masks[i / 16];
-      const auto xv = hn::LoadU(df, xb + i);
+    size_t i = 0;
+    for (; i < block; i += 16) {
+      const auto xv = hn::LoadU(df, x + start + i);
+      if (HWY_UNLIKELY(!hn::AllTrue(df, gelu::HWY_NAMESPACE::InCore(o, xv)))) break;
       const auto gv = kBackward ? hn::LoadU(df, gb + i) : hn::Set(df, 1.0f);
-      if (m != 0) {
-        _mm512_storeu_ps(tail_x + taken_tail, _mm512_maskz_compress_ps(m, xv.raw));
-        if constexpr (kBackward) _mm512_storeu_ps(tail_g + taken_tail, _mm512_maskz_compress_ps(m, gv.raw));
-        taken_tail += static_cast<size_t>(__builtin_popcount(m));
-      }
-      if (compact_core) {
-        const __mmask16 c = static_cast<__mmask16>(~(m | identity_masks[i / 16]));
-        _mm512_storeu_ps(core_x + taken_core, _mm512_maskz_compress_ps(c, xv.raw));
-        if constexpr (kBackward) _mm512_storeu_ps(core_g + taken_core, _mm512_maskz_compress_ps(c, gv.raw));
-        taken_core += static_cast<size_t>(__builtin_popcount(c));
-      } else {
-        const __m512 v = with_identity(core(xv, gv).raw, identity_masks[i / 16], (kBackward ? gb : xb) + i);
-        _mm512_storeu_ps(yb + i, v);
-      }
+      hn::StoreU(gelu::HWY_NAMESPACE::CoreF32<kForm, kBackward>(o, xv, gv), df, y + start + i);
     }
-    run_compacted(tail_x, tail_g, tail_y, taken_tail, common::kCoreEnd, tail);
-    if (compact_core) run_compacted(core_x, core_g, core_y, taken_core, 0.0f, core);
-    taken_tail = taken_core = 0;
-    for (size_t i = 0; i < block; i += 16) {
-      const __mmask16 m = tail_masks[i / 16];
-      __m512 v;
-      if (compact_core) {
-        const __mmask16 c = static_cast<__mmask16>(~(m | identity_masks[i / 16]));
-        v = with_identity(_mm512_maskz_expandloadu_ps(c, core_y + taken_core), identity_masks[i / 16],
-                          (kBackward ? gb : xb) + i);
-        taken_core += static_cast<size_t>(__builtin_popcount(c));
-      } else {
-        if (m == 0) continue;
-        v = _mm512_loadu_ps(yb + i);
-      }
-      v = _mm512_mask_expandloadu_ps(v, m, tail_y + taken_tail);
-      taken_tail += static_cast<size_t>(__builtin_popcount(m));
-      _mm512_storeu_ps(yb + i, v);
-    }
+    if (i < block) GeluF32CompactedRest<kForm, kBackward>(gb, x + start, y + start, i, block);
   }
 #else
   for (size_t i = 0; i < count; i += N) {
