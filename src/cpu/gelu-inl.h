@@ -268,6 +268,12 @@ HWY_NOINLINE void GeluF32CompactedRest(const float* gb, const float* xb, float* 
   HWY_ALIGN float core_x[kCompactBlock + 16], core_g[kBackward ? kCompactBlock + 16 : 1], core_y[kCompactBlock];
   __mmask16 outside_masks[kCompactBlock / 16], identity_masks[kCompactBlock / 16];
   size_t cores = 0, tails = 0;
+  // Appends the lanes `m` of x (and grad_out) to buf_x (buf_g) at *filled.
+  const auto append = [&](__mmask16 m, __m512 xv, __m512 gv, float* buf_x, float* buf_g, size_t* filled) HWY_ATTR {
+    _mm512_storeu_ps(buf_x + *filled, _mm512_maskz_compress_ps(m, xv));
+    if constexpr (kBackward) _mm512_storeu_ps(buf_g + *filled, _mm512_maskz_compress_ps(m, gv));
+    *filled += static_cast<size_t>(__builtin_popcount(m));
+  };
   // Each vector is read (and its lanes compacted) before any result is stored: in-place calls are allowed.
   for (size_t i = begin; i < block; i += 16) {
     const auto xv = hn::LoadU(df, xb + i);
@@ -278,14 +284,8 @@ HWY_NOINLINE void GeluF32CompactedRest(const float* gb, const float* xb, float* 
     outside_masks[i / 16] = outside;
     identity_masks[i / 16] = identity;
     const __mmask16 c = static_cast<__mmask16>(~outside), m = static_cast<__mmask16>(outside & ~identity);
-    _mm512_storeu_ps(core_x + cores, _mm512_maskz_compress_ps(c, xv.raw));
-    _mm512_storeu_ps(tail_x + tails, _mm512_maskz_compress_ps(m, xv.raw));
-    if constexpr (kBackward) {
-      _mm512_storeu_ps(core_g + cores, _mm512_maskz_compress_ps(c, gv.raw));
-      _mm512_storeu_ps(tail_g + tails, _mm512_maskz_compress_ps(m, gv.raw));
-    }
-    cores += static_cast<size_t>(__builtin_popcount(c));
-    tails += static_cast<size_t>(__builtin_popcount(m));
+    append(c, xv.raw, gv.raw, core_x, core_g, &cores);
+    append(m, xv.raw, gv.raw, tail_x, tail_g, &tails);
   }
   // Runs `lanes` compacted lanes of buf_x (buf_g), padded to whole vectors with `pad`, into buf_y.
   const auto run_compacted = [&](float* buf_x, float* buf_g, float* buf_y, size_t lanes, float pad,
