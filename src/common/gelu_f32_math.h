@@ -31,8 +31,8 @@
 //               result below 2^-126 (the scaling would round twice), for -inf and NaN: the proven double path of
 //               src/common/gelu_scalar.h (GeluF32InDouble), rounded once. From x >= kTailIdentityFrom<Function>
 //               the result is x or grad_out (TailIdentity), returned without the tail. The AVX-512 kernel runs
-//               all-core vectors in place; from the first other vector of a 256-element block on, it compacts the
-//               block's core and tail lanes apart and runs each 16 at a time.
+//               the core on every vector in place and compacts the tail lanes of each 256-element block, running
+//               them 16 at a time.
 //   Special:    GELU(+-0) = +-0, GELU(+inf) = +inf, GELU(-inf) = -0, NaN -> NaN; f'(-inf) = 0, f'(+inf) = 1.
 #ifndef GELU_SRC_COMMON_GELU_F32_MATH_H_
 #define GELU_SRC_COMMON_GELU_F32_MATH_H_

@@ -253,70 +253,33 @@ HWY_INLINE V TailWithFallback(const HwyOps<DF>& o, V xv, V gv, hn::Mask<DF> tail
 }
 
 #if HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL
-// AVX-512, the vectors [begin, block) of one block of at most kCompactBlock elements, once one of them has a lane
-// outside the core range: each lane is a core lane, an identity lane (TailIdentity: the result is x or grad_out)
-// or a tail lane. The core and tail lanes are compacted into buffers (vcompressps), run 16 at a time, and put back
-// in place (vexpandps; Highway 1.0.3 has Compress but no Expand), so that tail-heavy data (U[-10, 10]: ~60% of
-// lanes outside the core) runs neither the core on tail lanes nor the tail on core lanes. Out of line, so that
-// the all-core loop of GeluF32Run keeps its registers for the core's tables.
-constexpr size_t kCompactBlock = 256;
+// AVX-512: the tail lanes of one block of at most kTailBlock elements, gathered by GeluF32Run into tail_x (tail_g)
+// with vcompressps, `tails` of them. Runs them 16 at a time and puts each result in place (vexpandps; Highway
+// 1.0.3 has Compress but no Expand) over the core results already stored in yb. Out of line, so that the loop of
+// GeluF32Run keeps its registers for the core's tables.
+constexpr size_t kTailBlock = 256;
 template <int kForm, bool kBackward>
-HWY_NOINLINE void GeluF32CompactedRest(const float* gb, const float* xb, float* yb, size_t begin, size_t block) {
+HWY_NOINLINE void GeluF32BlockTails(float* tail_x, float* tail_g, size_t tails, const __mmask16* tail_masks,
+                                    size_t block, float* yb) {
   const hn::ScalableTag<float> df;
   const HwyOps<decltype(df)> o{df};
-  HWY_ALIGN float tail_x[kCompactBlock + 16], tail_g[kBackward ? kCompactBlock + 16 : 1], tail_y[kCompactBlock];
-  HWY_ALIGN float core_x[kCompactBlock + 16], core_g[kBackward ? kCompactBlock + 16 : 1], core_y[kCompactBlock];
-  __mmask16 outside_masks[kCompactBlock / 16], identity_masks[kCompactBlock / 16];
-  size_t cores = 0, tails = 0;
-  // Appends the lanes `m` of x (and grad_out) to buf_x (buf_g) at *filled.
-  const auto append = [&](__mmask16 m, __m512 xv, __m512 gv, float* buf_x, float* buf_g, size_t* filled) HWY_ATTR {
-    _mm512_storeu_ps(buf_x + *filled, _mm512_maskz_compress_ps(m, xv));
-    if constexpr (kBackward) _mm512_storeu_ps(buf_g + *filled, _mm512_maskz_compress_ps(m, gv));
-    *filled += static_cast<size_t>(__builtin_popcount(m));
-  };
-  // Each vector is read (and its lanes compacted) before any result is stored: in-place calls are allowed.
-  for (size_t i = begin; i < block; i += 16) {
-    const auto xv = hn::LoadU(df, xb + i);
-    const auto gv = kBackward ? hn::LoadU(df, gb + i) : hn::Set(df, 1.0f);
-    const __mmask16 outside = hn::Not(gelu::HWY_NAMESPACE::InCore(o, xv)).raw;
-    const __mmask16 identity =
-        static_cast<__mmask16>(gelu::HWY_NAMESPACE::TailIdentity<kForm, kBackward>(o, xv).raw & outside);
-    outside_masks[i / 16] = outside;
-    identity_masks[i / 16] = identity;
-    const __mmask16 c = static_cast<__mmask16>(~outside), m = static_cast<__mmask16>(outside & ~identity);
-    append(c, xv.raw, gv.raw, core_x, core_g, &cores);
-    append(m, xv.raw, gv.raw, tail_x, tail_g, &tails);
+  HWY_ALIGN float tail_y[kTailBlock + 16];
+  for (size_t k = tails; k % 16 != 0; ++k) {
+    tail_x[k] = common::kCoreEnd;  // padding lanes: a valid input of the tail, results unused
+    if constexpr (kBackward) tail_g[k] = 1.0f;
   }
-  // Runs `lanes` compacted lanes of buf_x (buf_g), padded to whole vectors with `pad`, into buf_y.
-  const auto run_compacted = [&](float* buf_x, float* buf_g, float* buf_y, size_t lanes, float pad,
-                                 const auto& eval) HWY_ATTR {
-    for (size_t k = lanes; k % 16 != 0; ++k) {
-      buf_x[k] = pad;  // padding lanes: a valid input of the range, results unused
-      if constexpr (kBackward) buf_g[k] = 1.0f;
-    }
-    for (size_t k = 0; k < lanes; k += 16) {
-      const auto xv = hn::Load(df, buf_x + k);
-      hn::Store(eval(xv, kBackward ? hn::Load(df, buf_g + k) : hn::Set(df, 1.0f)), df, buf_y + k);
-    }
-  };
-  run_compacted(core_x, core_g, core_y, cores, 0.0f, [&](hn::Vec<decltype(df)> xv, hn::Vec<decltype(df)> gv)
-                                                         HWY_ATTR { return CoreF32<kForm, kBackward>(o, xv, gv); });
-  const auto every_lane = hn::FirstN(df, 16);  // compacted tail vectors hold tail lanes only (padding included)
-  run_compacted(tail_x, tail_g, tail_y, tails, common::kCoreEnd,
-                [&](hn::Vec<decltype(df)> xv, hn::Vec<decltype(df)> gv) HWY_ATTR {
-                  return TailWithFallback<kForm, kBackward>(o, xv, gv, every_lane);
-                });
-  cores = tails = 0;
-  for (size_t i = begin; i < block; i += 16) {
-    const __mmask16 outside = outside_masks[i / 16], identity = identity_masks[i / 16];
-    const __mmask16 c = static_cast<__mmask16>(~outside), m = static_cast<__mmask16>(outside & ~identity);
-    __m512 v = _mm512_maskz_expandloadu_ps(c, core_y + cores);
-    v = _mm512_mask_expandloadu_ps(v, m, tail_y + tails);
-    // Identity lanes: x (forward) or grad_out (backward), from this vector's input, not yet overwritten.
-    if (identity != 0) v = _mm512_mask_loadu_ps(v, identity, (kBackward ? gb : xb) + i);
-    _mm512_storeu_ps(yb + i, v);
-    cores += static_cast<size_t>(__builtin_popcount(c));
-    tails += static_cast<size_t>(__builtin_popcount(m));
+  const auto every_lane = hn::FirstN(df, 16);  // compacted vectors hold tail lanes only (padding included)
+  for (size_t k = 0; k < tails; k += 16) {
+    const auto xv = hn::Load(df, tail_x + k);
+    const auto gv = kBackward ? hn::Load(df, tail_g + k) : hn::Set(df, 1.0f);
+    hn::Store(TailWithFallback<kForm, kBackward>(o, xv, gv, every_lane), df, tail_y + k);
+  }
+  size_t used = 0;
+  for (size_t i = 0; i < block; i += 16) {
+    const __mmask16 m = tail_masks[i / 16];
+    if (m == 0) continue;
+    _mm512_storeu_ps(yb + i, _mm512_mask_expand_ps(_mm512_loadu_ps(yb + i), m, _mm512_loadu_ps(tail_y + used)));
+    used += static_cast<size_t>(__builtin_popcount(m));
   }
 }
 #endif
@@ -331,19 +294,37 @@ HWY_INLINE void GeluF32Run(const float* g, const float* x, float* y, size_t coun
   const HwyOps<decltype(df)> o{df};
   const size_t N = hn::Lanes(df);
 #if HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL
-  // Vectors whose lanes are all in the core range run the core in place (the common case on N(0,1); the test
-  // costs two compares); from the first other vector of a block on, the block is compacted (GeluF32CompactedRest).
-  for (size_t start = 0; start < count; start += kCompactBlock) {
-    const size_t block = HWY_MIN(kCompactBlock, count - start);
-    const float* gb = kBackward ? g + start : nullptr;
-    size_t i = 0;
-    for (; i < block; i += 16) {
+  // Every vector runs the core in place (two compares find its lanes outside the core: rare on N(0,1)). Of those,
+  // identity lanes take x or grad_out at once, and the tail lanes are compacted (vcompressps) into a buffer that
+  // GeluF32BlockTails runs 16 at a time at the end of the block, so that tail-heavy data (U[-10, 10]: ~40% tail
+  // lanes) runs the tail on tail lanes only. Compacting the core lanes too (02ae287) measured 1.2-1.3x slower on
+  // U[-10, 10] on AMD Zen 5, where a vcompressps or vexpandps costs ~1.4 ns per vector (about half the core);
+  // compacting by vpermps with indices built by pdep/pext instead measured ~5% slower still (docs/BENCHMARKS.md).
+  HWY_ALIGN float tail_x[kTailBlock + 16], tail_g[kBackward ? kTailBlock + 16 : 1];
+  __mmask16 tail_masks[kTailBlock / 16];
+  for (size_t start = 0; start < count; start += kTailBlock) {
+    const size_t block = HWY_MIN(kTailBlock, count - start);
+    size_t tails = 0;
+    for (size_t i = 0; i < block; i += 16) {
       const auto xv = hn::LoadU(df, x + start + i);
-      if (HWY_UNLIKELY(!hn::AllTrue(df, gelu::HWY_NAMESPACE::InCore(o, xv)))) break;
-      const auto gv = kBackward ? hn::LoadU(df, gb + i) : hn::Set(df, 1.0f);
-      hn::StoreU(gelu::HWY_NAMESPACE::CoreF32<kForm, kBackward>(o, xv, gv), df, y + start + i);
+      const auto gv = kBackward ? hn::LoadU(df, g + start + i) : hn::Set(df, 1.0f);
+      auto v = gelu::HWY_NAMESPACE::CoreF32<kForm, kBackward>(o, xv, gv);
+      const auto outside = hn::Not(gelu::HWY_NAMESPACE::InCore(o, xv));
+      __mmask16 tail = 0;
+      if (HWY_UNLIKELY(!hn::AllFalse(df, outside))) {
+        // Identity lanes (x >= kTailIdentityFrom > kCoreEnd): the result is x or grad_out.
+        const auto identity = gelu::HWY_NAMESPACE::TailIdentity<kForm, kBackward>(o, xv);
+        v = hn::IfThenElse(identity, kBackward ? gv : xv, v);
+        tail = static_cast<__mmask16>(outside.raw & ~identity.raw);
+        _mm512_storeu_ps(tail_x + tails, _mm512_maskz_compress_ps(tail, xv.raw));
+        if constexpr (kBackward) _mm512_storeu_ps(tail_g + tails, _mm512_maskz_compress_ps(tail, gv.raw));
+        tails += static_cast<size_t>(__builtin_popcount(tail));
+      }
+      tail_masks[i / 16] = tail;
+      // Stored after x (and grad_out) of this vector were read: in-place calls are allowed.
+      hn::StoreU(v, df, y + start + i);
     }
-    if (i < block) GeluF32CompactedRest<kForm, kBackward>(gb, x + start, y + start, i, block);
+    if (tails > 0) GeluF32BlockTails<kForm, kBackward>(tail_x, tail_g, tails, tail_masks, block, y + start);
   }
 #else
   for (size_t i = 0; i < count; i += N) {
