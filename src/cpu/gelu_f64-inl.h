@@ -239,19 +239,19 @@ HWY_INLINE ScaledDd<V> IfThenElseDd(M m, const ScaledDd<V>& a, const ScaledDd<V>
 }
 // g (hi + lo) s1 s2, rounded once (twice only where the result is subnormal: < 1 ulp there). (hi + lo) s1 is exact
 // (s1 ~ 2^(k/2) keeps it normal) and cannot overflow when multiplied by a finite g, as (hi + lo) s1 s2 could.
-// Non-finite g: g hi alone (g lo would be inf * 0 = NaN where lo = 0).
+// For finite g; GeluF64Backward gives a non-finite g's lanes g hi s1 s2 (g lo would be inf * 0 = NaN where lo = 0).
 template <class D, class V = hn::Vec<D>>
 HWY_INLINE V BackwardTimes(D d, V g, const ScaledDd<V>& f) {
   const V hi = hn::Mul(f.hi, f.s1), lo = hn::Mul(f.lo, f.s1);
 #if HWY_NATIVE_FMA
+  (void)d;
   const V p = hn::MulAdd(g, hi, hn::Mul(g, lo));
 #else
   V pl;
   const V ph = TwoProd(d, g, hi, pl);
   const V p = hn::Add(ph, hn::MulAdd(g, lo, pl));
 #endif
-  const V r = hn::Mul(p, f.s2);
-  return hn::IfThenElse(hn::IsFinite(g), r, hn::Mul(hn::Mul(hn::Mul(g, f.hi), f.s1), f.s2));
+  return hn::Mul(p, f.s2);
 }
 
 // ------------------------------------------------------------------------------------------------------
@@ -613,10 +613,17 @@ HWY_INLINE V GeluF64Backward(D d, V g, V x) {
   } else {
     f = SigmoidF64<kForm == common::kTanh, true>(d, x);
   }
+  const V r = BackwardTimes(d, g, f);
+  // Lanes with a non-finite x or g, rare: tested once per vector so that the common path skips their fix-ups
+  // (about a tenth of this function's operations).
+  const auto rare = hn::Not(hn::And(hn::IsFinite(x), hn::IsFinite(g)));
+  if (HWY_LIKELY(hn::AllFalse(d, rare))) return r;
   const auto minus_inf = hn::Eq(x, hn::Set(d, -std::numeric_limits<double>::infinity()));
-  f.hi = hn::IfThenZeroElse(minus_inf, f.hi);
+  f.hi = hn::IfThenZeroElse(minus_inf, f.hi);  // f'(-inf) = +0
   f.lo = hn::IfThenZeroElse(minus_inf, f.lo);
-  return hn::IfThenElse(hn::IsNaN(x), hn::Add(x, x), BackwardTimes(d, g, f));
+  const V any_g =
+      hn::IfThenElse(hn::IsFinite(g), BackwardTimes(d, g, f), hn::Mul(hn::Mul(hn::Mul(g, f.hi), f.s1), f.s2));
+  return hn::IfThenElse(hn::IsNaN(x), hn::Add(x, x), any_g);
 }
 
 }  // namespace f64

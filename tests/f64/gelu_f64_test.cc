@@ -276,6 +276,9 @@ TEST_P(GeluF64Test, SpecialValues) {
     // grad_out scales; NaN and inf grads propagate.
     EXPECT_EQ(Bits(-1.5), Bits(Bwd(0.0, a, -3.0)));
     EXPECT_TRUE(std::isnan(Bwd(1.0, a, qnan)));
+    EXPECT_EQ(Bits(kInf), Bits(Bwd(1.0, a, kInf)));  // the kernels' rare-lane path (non-finite grad_out)
+    EXPECT_EQ(Bits(-kInf), Bits(Bwd(0.0, a, -kInf)));
+    EXPECT_EQ(Bits(0.0), Bits(Bwd(-kInf, a, 2.0)));
   }
   // Subnormal results are produced, not flushed: the exact form's tail around x = -38 (f ~ 2^-1060) and the
   // sigmoid form's around x = -430.
