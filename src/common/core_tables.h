@@ -254,6 +254,20 @@ __device__ constexpr TailExpTable kTailExp2Device = kTailExp2;
 GELU_TABLE_FN const CoreTable& CoreTableFor(int form, bool derivative) { GELU_TABLE_FOR(Core); }
 GELU_TABLE_FN const TailTable& TailTableFor(int form, bool derivative) { GELU_TABLE_FOR(Tail); }
 GELU_TABLE_FN const TailExpTable& TailExp2Table() { return GELU_TABLE_PICK(kTailExp2); }
+// The per-form scalars by form and direction (constexpr: template code reads them as constants, on the device too).
+GELU_TABLE_FN constexpr float TailTMaxFor(int form) {
+  return form == 0 ? kTailTMaxExact : form == 1 ? kTailTMaxTanh : kTailTMaxSigmoid;
+}
+GELU_TABLE_FN constexpr float TailIdentityFromFor(int form, bool derivative) {
+  if (derivative) {
+    return form == 0   ? kTailIdentityFromExactDerivative
+           : form == 1 ? kTailIdentityFromTanhDerivative
+                       : kTailIdentityFromSigmoidDerivative;
+  }
+  return form == 0   ? kTailIdentityFromExactForward
+         : form == 1 ? kTailIdentityFromTanhForward
+                     : kTailIdentityFromSigmoidForward;
+}
 #undef GELU_TABLE_FOR
 #undef GELU_TABLE_PICK
 #undef GELU_TABLE_FN

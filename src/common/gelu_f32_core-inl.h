@@ -76,12 +76,7 @@ GELU_HD V CoreF32(const Ops& o, V x, V grad_out) {
 // there to kTailTMax<Form> (beyond it TailF32's tables and E are those of kTailTMax, its correction smaller still).
 template <int kForm, bool kDerivative, class Ops, class V>
 GELU_HD auto TailIdentity(const Ops& o, V x) {
-  constexpr float kFrom = kDerivative ? (kForm == 0   ? common::kTailIdentityFromExactDerivative
-                                         : kForm == 1 ? common::kTailIdentityFromTanhDerivative
-                                                      : common::kTailIdentityFromSigmoidDerivative)
-                                      : (kForm == 0   ? common::kTailIdentityFromExactForward
-                                         : kForm == 1 ? common::kTailIdentityFromTanhForward
-                                                      : common::kTailIdentityFromSigmoidForward);
+  constexpr float kFrom = common::TailIdentityFromFor(kForm, kDerivative);
   return o.Ge(x, o.Set(kFrom));
 }
 
@@ -106,9 +101,7 @@ GELU_HD auto TailF32(const Ops& o, V x, V grad_out) {
   const common::TailTable& table = common::TailTableFor(kForm, kDerivative);
   const common::TailExpTable& exp2 = common::TailExp2Table();
   const V t = o.Abs(x);
-  const V tmax = o.Set(kForm == 0   ? common::kTailTMaxExact
-                       : kForm == 1 ? common::kTailTMaxTanh
-                                    : common::kTailTMaxSigmoid);
+  const V tmax = o.Set(common::TailTMaxFor(kForm));
   const V tc = o.Min(t, tmax);
   // A(t) or B(t) = hi + a_lo, a_lo = lo + d * (a1 + ... + d^4 a5): |a_lo| up to about a fifth of hi (tanh's B,
   // which grows like t^3), a tenth or less elsewhere.
