@@ -73,10 +73,14 @@ struct ScalarOps {
   GELU_HD static bool Le(float a, float b) { return a <= b; }
   GELU_HD static bool Gt(float a, float b) { return a > b; }
   GELU_HD static bool Or(bool a, bool b) { return a || b; }
-  // The tail table column of t >= 3.875 (or NaN): (bits(t) >> 20) - kTailFirstColumnBits, clamped to [0, 31].
+  // The tail table column of t in [3.875, kTailTMax<Form>] (TailF32 clamps t, NaN to kTailTMax):
+  // (bits(t) >> 20) - kTailFirstColumnBits, at least 0 ([3.875, 4) gives -1); at most 30 (kTailTMaxSigmoid = 60),
+  // so no upper clamp.
+  static_assert(kTailTMaxExact < 64.0f && kTailTMaxTanh < 64.0f && kTailTMaxSigmoid < 64.0f,
+                "TailColumn has no upper clamp: every kTailTMax must lie below 64, in column 31 or before");
   GELU_HD static uint32_t TailColumn(float t) {
     const int32_t k = static_cast<int32_t>(Bits(t) >> 20) - kTailFirstColumnBits;
-    return static_cast<uint32_t>(k < 0 ? 0 : k > 31 ? 31 : k);
+    return static_cast<uint32_t>(k < 0 ? 0 : k);
   }
   // 2^(64 - m) for kd = 0x1.8p23 + n, n = 32 m + j in [0, 2^13): the exponent field 127 + 64 - m.
   GELU_HD static float Pow2OfShifted(float kd) {
