@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 // GELU of float32 inputs evaluated in double, rounded once: the proven path of the float32 tails (the float core
-// is src/common/gelu_f32_math.h), of the bf16/fp16 functions (half.h) and of the fused operations; one source for
-// the host and the CUDA kernels (__host__ __device__). The double-lane SIMD code in src/cpu/gelu-inl.h performs
-// the same operations in the same order with explicit FMAs, so on targets with FMA it returns the same bits.
+// is src/common/gelu_f32_math.h), of the bf16/fp16 functions (half.h) and of the fused operations. Written once,
+// in src/common/gelu_in_double-inl.h, against an operations policy: ScalarDoubleOps below (host and CUDA device,
+// __host__ __device__) and a Highway double vector in src/cpu/gelu-inl.h, which performs the same operations in
+// the same order, so on targets with FMA every SIMD target returns the same bits.
 //
 // GeluF32InDouble(x, form, derivative): float32 -> double, to be rounded once by the caller.
 //   Domain:     all float32.
@@ -70,110 +71,44 @@ GELU_HD uint64_t DoubleToBits(double d) {
 #endif
 }
 
-// Horner's scheme p = C[D]; p = Fma(p, x, C[i]) for i = D-1 .. 0, unrolled at compile time. Why a template:
-// nvcc may not read a namespace-scope constexpr array from device code at a run-time index, only its elements in
-// constant expressions (CUDA C++ Programming Guide, "constexpr variables"), so each coefficient is a constexpr
-// local. Same operations in the same order as the loop it replaces: host results are unchanged.
-template <const auto& C, int I>
-GELU_HD double HornerFrom(double acc, double x) {
-  if constexpr (I < 0) {
-    return acc;
-  } else {
-    constexpr double c = C[I];
-    return HornerFrom<C, I - 1>(Fma(acc, x, c), x);
-  }
-}
-template <const auto& C, int Degree>
-GELU_HD double Horner(double x) {
-  constexpr double top = C[Degree];
-  return HornerFrom<C, Degree - 1>(top, x);
-}
+// One lane of double, for the host and CUDA device code: the operations policy of gelu_in_double-inl.h (HwyOps in
+// src/cpu/gelu-inl.h is the vector one). Masks are bools; AllTrue/AllFalse of one lane are the lane itself.
+struct ScalarDoubleOps {
+  GELU_HD static double Set(double c) { return c; }
+  GELU_HD static double Add(double a, double b) { return a + b; }
+  GELU_HD static double Sub(double a, double b) { return a - b; }
+  GELU_HD static double Mul(double a, double b) { return a * b; }
+  GELU_HD static double Div(double a, double b) { return a / b; }
+  GELU_HD static double MulAdd(double a, double b, double c) { return Fma(a, b, c); }
+  GELU_HD static double Neg(double a) { return -a; }
+  GELU_HD static double Abs(double a) { return fabs(a); }
+  GELU_HD static double Min(double a, double b) { return a < b ? a : b; }  // b for NaN a, as x86 minpd
+  GELU_HD static bool Lt(double a, double b) { return a < b; }
+  GELU_HD static bool Gt(double a, double b) { return a > b; }
+  GELU_HD static bool Le(double a, double b) { return a <= b; }
+  GELU_HD static bool And(bool a, bool b) { return a && b; }
+  GELU_HD static bool AllTrue(bool m) { return m; }
+  GELU_HD static bool AllFalse(bool m) { return !m; }
+  GELU_HD static double IfThenElse(bool m, double a, double b) { return m ? a : b; }
+  GELU_HD static double IfThenZeroElse(bool m, double a) { return m ? 0.0 : a; }
+  // 2^k for kd = kRoundShifter + k (ExpNegBounded): the low bits of kd moved into the exponent field.
+  GELU_HD static double Pow2FromShifter(double kd) { return BitsToDouble(DoubleToBits(kd) << 52); }
+};
 
-// exp(z) for z in [-121, 0] (the callers clamp), relative error < 2^-45.
-// k = round(z / ln2) through the shifter (exact: |z/ln2| < 2^8), r = z - k ln2 in two FMAs (Cody-Waite;
-// k*kLn2Hi exact), exp(r) by the degree-9 polynomial, times 2^k built from the shifter's bits.
-GELU_HD double ExpNegBounded(double z) {
-  const double kd = Fma(z, kLog2e, kRoundShifter);
-  const double k = kd - kRoundShifter;
-  double r = Fma(k, -kLn2Hi, z);
-  r = Fma(k, -kLn2Lo, r);
-  const double p = Horner<kExpPoly, kExpDegree>(r);
-  const double scale = BitsToDouble(DoubleToBits(kd) << 52);
-  return p * scale;
-}
-
-// Phi(-t) for t in [0, kExactTMax].
-GELU_HD double PhiNegative(double t, double e /* exp(-t^2/2) */) {
-  const double tau = kMillsScale / (kMillsScale + t);
-  const double g = Horner<kMillsTau, kMillsDegree>(tau);
-  return e * (tau * g);
-}
-
-// f'(x) beyond a form's cutoff, given its first term (Phi(x) or sigmoid(z)). Every form has f'(x) < 0 for all x
-// below its root (x ~ -0.75), and past the cutoff the negative term is below 2^-150 in magnitude, so the correctly
-// rounded f' is -0 in every format: returning the tiny positive first term would round to +0. f'(-inf) = +0 (the
-// limit, as the reference has it); for x > 0 the first term is 1 (or within 2^-170 of it).
-GELU_HD double FarDerivative(double x, double first_term) {
-  return (x < 0 && x > -HUGE_VAL) ? -0.0 : (x < 0 ? 0.0 : first_term);
-}
-
-// Exact form, f(x) (derivative == false) or f'(x) (derivative == true), x a float32 value held in double.
-GELU_HD double ExactForm(double x, bool derivative) {
-  const double t = fmin(fabs(x), kExactTMax);  // fmin(NaN, c) = c: NaN flows through x below
-  const double e = ExpNegBounded(-0.5 * (t * t));
-  const double q = PhiNegative(t, e);
-  const double phi = x < 0 ? q : 1.0 - q;
-  const bool far = fabs(x) > kExactTMax;
-  if (!derivative) return (far && x < 0) ? -0.0 : x * phi;
-  // f' = Phi(x) + x phi(x); beyond kExactTMax the second term is < 2^-170 (and x*e would be inf*0 at inf).
-  if (far) return FarDerivative(x, phi);
-  return phi + x * (kInvSqrt2Pi * e);
-}
-
-// Sigmoid forms f(x) = x * sigmoid(z), given z and dz/dx.
-GELU_HD double SigmoidForm(double x, double z, double dz, bool derivative) {
-  const double az = fmin(fabs(z), kSigmoidZMax);
-  const double e = ExpNegBounded(-az);
-  const double r = 1.0 / (1.0 + e);
-  const double s = x < 0 ? e * r : r;  // sign(z) = sign(x) for both forms
-  const bool far = fabs(z) > kSigmoidZMax;
-  if (!derivative) return (far && x < 0) ? -0.0 : x * s;
-  // f' = s + x z' s (1 - s), s (1 - s) = e r^2; beyond kSigmoidZMax that term is < 2^-150 (and x z' may be inf).
-  if (far) return FarDerivative(x, s);
-  return s + (x * dz) * (e * (r * r));
-}
-
-// Common range |x| <= kCommonRangeMax of the exact and tanh forms: f = x (1/2 + x A(s)), f' = 1/2 + x C(s),
-// s = x^2 (exact). No exp, no division: about 16 operations instead of 45 (coefficients.h).
-template <const auto& kForward, int kForwardDegree, const auto& kDerivative, int kDerivativeDegree>
-GELU_HD double CommonRange(double x, bool derivative) {
-  const double s = x * x;
-  if (derivative) return Fma(x, Horner<kDerivative, kDerivativeDegree>(s), 0.5);
-  return x * Fma(x, Horner<kForward, kForwardDegree>(s), 0.5);
-}
+// ExpNegBounded, ExactForm, SigmoidForm, CommonRange, GeneralInDouble, GeluInDouble: the double path, compiled
+// here for one lane and per Highway target in src/cpu/gelu-inl.h.
+#include "src/common/gelu_in_double-inl.h"
 
 // form: 0 none, 1 tanh, 2 sigmoid (gelu_approximate).
 GELU_HD double GeluF32InDouble(float xf, int form, bool derivative) {
+  const ScalarDoubleOps o;
   const double x = xf;
-  const bool common = fabs(x) <= kCommonRangeMax;  // false for NaN
-  if (form == 0) {
-    if (common) {
-      return CommonRange<kCommonExactForward, kCommonExactForwardDegree, kCommonExactDerivative,
-                         kCommonExactDerivativeDegree>(x, derivative);
-    }
-    return ExactForm(x, derivative);
+  if (derivative) {
+    return form == 0 ? GeluInDouble<0, true>(o, x) : form == 1 ? GeluInDouble<1, true>(o, x)
+                                                                : GeluInDouble<2, true>(o, x);
   }
-  if (form == 1) {
-    if (common) {
-      return CommonRange<kCommonTanhForward, kCommonTanhForwardDegree, kCommonTanhDerivative,
-                         kCommonTanhDerivativeDegree>(x, derivative);
-    }
-    const double x2 = x * x;  // exact
-    const double z = x * Fma(kTanhZ3, x2, kTanhZ1);
-    const double dz = Fma(3.0 * kTanhZ3, x2, kTanhZ1);
-    return SigmoidForm(x, z, dz, derivative);
-  }
-  return SigmoidForm(x, kSigmoidScale * x, kSigmoidScale, derivative);
+  return form == 0 ? GeluInDouble<0, false>(o, x) : form == 1 ? GeluInDouble<1, false>(o, x)
+                                                               : GeluInDouble<2, false>(o, x);
 }
 
 // float32 through double, rounded once: the float32 tails of gelu_f32_math.h, and every lane of the double-lane

@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
 // Per-target vector GELU (Highway). Included once per target by src/cpu/gelu_f32.cc via foreach_target.h, and
-// by tests. The arithmetic mirrors src/common/gelu_scalar.h operation for operation (same FMAs, same order), so
-// its derivation, error bounds and special values, documented there, hold here; on targets with native FMA the
-// bits are identical to the scalar path (tests/gelu_f32_test.cc checks it on sampled inputs, and
-// tests/gelu_exhaustive_test.cc checks every target against the reference over all 2^32 inputs).
+// by tests. The math is not written here: the float core and tail (src/common/gelu_f32_core-inl.h) and the double
+// path (src/common/gelu_in_double-inl.h) are the sources the scalar path and CUDA compile too, instantiated here
+// with a Highway operations policy (HwyOps), so their derivation, error bounds and special values hold here and on
+// targets with native FMA the bits are identical to the scalar path (tests/gelu_f32_test.cc checks it on sampled
+// inputs, and tests/gelu_exhaustive_test.cc checks every target against the reference over all 2^32 inputs). This
+// file holds the loops: which lanes take which path, compaction, padding.
 
 // Toggle guard, as Highway's skeleton-inl.h: this header is re-included once per target.
 #if defined(GELU_SRC_CPU_GELU_INL_H_) == defined(HWY_TARGET_TOGGLE)
@@ -25,131 +27,6 @@ namespace gelu {
 namespace HWY_NAMESPACE {
 namespace hn = hwy::HWY_NAMESPACE;
 
-// Horner over a constexpr table, lowest degree first.
-template <size_t kDegree, class D, class V = hn::Vec<D>>
-HWY_INLINE V Horner(D d, V x, const double (&c)[kDegree + 1]) {
-  V p = hn::Set(d, c[kDegree]);
-  for (size_t i = kDegree; i-- > 0;) p = hn::MulAdd(p, x, hn::Set(d, c[i]));
-  return p;
-}
-
-// exp(z) for z in [-121, 0]; see common::ExpNegBounded.
-template <class D, class V = hn::Vec<D>>
-HWY_INLINE V ExpNegBounded(D d, V z) {
-  const hn::RebindToUnsigned<D> du;
-  const V shifter = hn::Set(d, common::kRoundShifter);
-  const V kd = hn::MulAdd(z, hn::Set(d, common::kLog2e), shifter);
-  const V k = hn::Sub(kd, shifter);
-  V r = hn::MulAdd(k, hn::Set(d, -common::kLn2Hi), z);
-  r = hn::MulAdd(k, hn::Set(d, -common::kLn2Lo), r);
-  const V p = Horner<common::kExpDegree>(d, r, common::kExpPoly);
-  const V scale = hn::BitCast(d, hn::ShiftLeft<52>(hn::BitCast(du, kd)));
-  return hn::Mul(p, scale);
-}
-
-// common::FarDerivative per lane: where `far`, -0 for finite x < 0 (+0 at -inf), else v (the first term).
-template <class D, class M, class V = hn::Vec<D>>
-HWY_INLINE V FarDerivative(D d, V x, M far, V v) {
-  const V zero = hn::IfThenElse(hn::Gt(x, hn::Set(d, -HUGE_VAL)), hn::Set(d, -0.0), hn::Zero(d));
-  return hn::IfThenElse(hn::And(far, hn::Lt(x, hn::Zero(d))), zero, v);
-}
-
-// Exact form in double lanes; see common::ExactForm.
-template <bool kDerivative, class D, class V = hn::Vec<D>>
-HWY_INLINE V ExactForm(D d, V x) {
-  const V tmax = hn::Set(d, common::kExactTMax);
-  const V ax = hn::Abs(x);
-  const V t = hn::Min(ax, tmax);
-  const V e = ExpNegBounded(d, hn::Mul(hn::Set(d, -0.5), hn::Mul(t, t)));
-  const V p = hn::Set(d, common::kMillsScale);
-  const V tau = hn::Div(p, hn::Add(p, t));
-  const V g = Horner<common::kMillsDegree>(d, tau, common::kMillsTau);
-  const V q = hn::Mul(e, hn::Mul(tau, g));
-  const auto negative = hn::Lt(x, hn::Zero(d));
-  const V phi = hn::IfThenElse(negative, q, hn::Sub(hn::Set(d, 1.0), q));
-  const auto far = hn::Gt(ax, tmax);
-  if constexpr (!kDerivative) {
-    return hn::IfThenElse(hn::And(far, negative), hn::Set(d, -0.0), hn::Mul(x, phi));
-  } else {
-    const V w = hn::IfThenZeroElse(far, hn::Mul(x, hn::Mul(hn::Set(d, common::kInvSqrt2Pi), e)));
-    return FarDerivative(d, x, far, hn::Add(phi, w));
-  }
-}
-
-// x * sigmoid(z) and its derivative; see common::SigmoidForm.
-template <bool kDerivative, class D, class V = hn::Vec<D>>
-HWY_INLINE V SigmoidForm(D d, V x, V z, V dz) {
-  const V zmax = hn::Set(d, common::kSigmoidZMax);
-  const V az = hn::Abs(z);
-  const V e = ExpNegBounded(d, hn::Neg(hn::Min(az, zmax)));
-  const V r = hn::Div(hn::Set(d, 1.0), hn::Add(hn::Set(d, 1.0), e));
-  const auto negative = hn::Lt(x, hn::Zero(d));
-  const V s = hn::IfThenElse(negative, hn::Mul(e, r), r);
-  const auto far = hn::Gt(az, zmax);
-  if constexpr (!kDerivative) {
-    return hn::IfThenElse(hn::And(far, negative), hn::Set(d, -0.0), hn::Mul(x, s));
-  } else {
-    const V w = hn::IfThenZeroElse(far, hn::Mul(hn::Mul(x, dz), hn::Mul(e, hn::Mul(r, r))));
-    return FarDerivative(d, x, far, hn::Add(s, w));
-  }
-}
-
-// Common range of the exact and tanh forms; see common::CommonRange.
-template <bool kDerivative, size_t kForwardDegree, size_t kDerivativeDegree, class D, class V = hn::Vec<D>>
-HWY_INLINE V CommonRange(D d, V x, const double (&forward)[kForwardDegree + 1],
-                         const double (&derivative)[kDerivativeDegree + 1]) {
-  const V s = hn::Mul(x, x);
-  if constexpr (kDerivative) {
-    return hn::MulAdd(x, Horner<kDerivativeDegree>(d, s, derivative), hn::Set(d, 0.5));
-  } else {
-    return hn::Mul(x, hn::MulAdd(x, Horner<kForwardDegree>(d, s, forward), hn::Set(d, 0.5)));
-  }
-}
-
-// Per lane: the common-range polynomial where |x| <= 3, the general path elsewhere. A vector whose lanes are all
-// in the common range (~98% of vectors for N(0,1) data) skips the general path; a mixed vector computes both and
-// blends per lane, so each lane's bits depend on its own input only (never on its neighbours or on n).
-template <bool kDerivative, size_t kForwardDegree, size_t kDerivativeDegree, class D, class V, class General>
-HWY_INLINE V WithCommonRange(D d, V x, const double (&forward)[kForwardDegree + 1],
-                             const double (&derivative)[kDerivativeDegree + 1], General general) {
-  const V common = CommonRange<kDerivative, kForwardDegree, kDerivativeDegree>(d, x, forward, derivative);
-  const auto in_common = hn::Le(hn::Abs(x), hn::Set(d, common::kCommonRangeMax));  // false for NaN
-  if (hn::AllTrue(d, in_common)) return common;
-  return hn::IfThenElse(in_common, common, general());
-}
-
-// The general (non-common-range) double path of form kForm: GeluInDouble takes it for |x| > 3, and the float-core
-// kernels send it the tail lanes the float tail leaves invalid (results below 2^-126 for x < 0, -inf, NaN).
-template <int kForm, bool kDerivative, class D, class V = hn::Vec<D>>
-HWY_INLINE V GeneralInDouble(D d, V x) {
-  if constexpr (kForm == 0) {
-    return ExactForm<kDerivative>(d, x);
-  } else if constexpr (kForm == 1) {
-    const V x2 = hn::Mul(x, x);  // exact for float32 x
-    const V z = hn::Mul(x, hn::MulAdd(hn::Set(d, common::kTanhZ3), x2, hn::Set(d, common::kTanhZ1)));
-    const V dz = hn::MulAdd(hn::Set(d, 3.0 * common::kTanhZ3), x2, hn::Set(d, common::kTanhZ1));
-    return SigmoidForm<kDerivative>(d, x, z, dz);
-  } else {
-    const V scale = hn::Set(d, common::kSigmoidScale);
-    return SigmoidForm<kDerivative>(d, x, hn::Mul(scale, x), scale);
-  }
-}
-
-// f(x) or f'(x) of form kForm (0 none, 1 tanh, 2 sigmoid), x holding float32 values in double lanes.
-template <int kForm, bool kDerivative, class D, class V = hn::Vec<D>>
-HWY_INLINE V GeluInDouble(D d, V x) {
-  const auto general = [&]() HWY_ATTR { return GeneralInDouble<kForm, kDerivative>(d, x); };
-  if constexpr (kForm == 0) {
-    return WithCommonRange<kDerivative, common::kCommonExactForwardDegree, common::kCommonExactDerivativeDegree>(
-        d, x, common::kCommonExactForward, common::kCommonExactDerivative, general);
-  } else if constexpr (kForm == 1) {
-    return WithCommonRange<kDerivative, common::kCommonTanhForwardDegree, common::kCommonTanhDerivativeDegree>(
-        d, x, common::kCommonTanhForward, common::kCommonTanhDerivative, general);
-  } else {
-    return general();
-  }
-}
-
 // Rounds double lanes to float32 with IEEE semantics (overflow -> inf). Highway's SCALAR target clamps
 // infinities and out-of-range values to +-FLT_MAX in DemoteTo (to keep UBSan quiet on integer demotions), which
 // would turn GELU(+inf) into FLT_MAX; the plain conversion does what the hardware does on every other target.
@@ -162,17 +39,20 @@ HWY_INLINE hn::Vec<DF> DemoteToF32(DF df, VD v) {
 #endif
 }
 
-// The operations policy of src/common/gelu_f32_math.h for a Highway float vector: the same IEEE operations as
-// common::ScalarOps, lane by lane.
-template <class DF>
+// The operations policy of src/common/gelu_f32_core-inl.h (D a float vector) and src/common/gelu_in_double-inl.h
+// (D a double vector) for Highway: the same IEEE operations as common::ScalarOps and common::ScalarDoubleOps, lane
+// by lane.
+template <class D>
 struct HwyOps {
-  using V = hn::Vec<DF>;
-  using DI = hn::RebindToSigned<DF>;
-  DF d;
-  HWY_INLINE V Set(float c) const { return hn::Set(d, c); }
+  using T = hn::TFromD<D>;
+  using V = hn::Vec<D>;
+  using DI = hn::RebindToSigned<D>;
+  D d;
+  HWY_INLINE V Set(T c) const { return hn::Set(d, c); }
   static HWY_INLINE V Add(V a, V b) { return hn::Add(a, b); }
   static HWY_INLINE V Sub(V a, V b) { return hn::Sub(a, b); }
   static HWY_INLINE V Mul(V a, V b) { return hn::Mul(a, b); }
+  static HWY_INLINE V Div(V a, V b) { return hn::Div(a, b); }
   static HWY_INLINE V MulAdd(V a, V b, V c) { return hn::MulAdd(a, b, c); }
   static HWY_INLINE V Neg(V a) { return hn::Neg(a); }
   static HWY_INLINE V CopySign(V a, V b) { return hn::CopySign(a, b); }
@@ -181,24 +61,17 @@ struct HwyOps {
   template <class M>
   static HWY_INLINE M And(M a, M b) { return hn::And(a, b); }
   template <class M>
+  HWY_INLINE bool AllTrue(M m) const { return hn::AllTrue(d, m); }
+  template <class M>
+  HWY_INLINE bool AllFalse(M m) const { return hn::AllFalse(d, m); }
+  template <class M>
   static HWY_INLINE V IfThenElse(M m, V a, V b) { return hn::IfThenElse(m, a, b); }
-  HWY_INLINE hn::Vec<DI> Column(V shifted) const {
-    const DI di;
-#if HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL
-    // vpermt2ps (Lookup) reads only the low 5 bits of each index: the mask would be one more operation per call.
-    if constexpr (hn::MaxLanes(DF()) == 16) return hn::BitCast(di, shifted);
-#endif
-    return hn::And(hn::BitCast(di, shifted), hn::Set(di, common::kCoreColumns - 1));
-  }
-  // row[column] per lane. AVX-512: the 32 entries are two registers and one vpermt2ps picks from both (Highway
-  // 1.0.3 has no two-table lookup); elsewhere a gather (native on AVX2, emulated below it).
-  HWY_INLINE V Lookup(const float (&row)[common::kCoreColumns], hn::Vec<DI> column) const {
-#if HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL
-    if constexpr (hn::MaxLanes(DF()) == 16) {
-      return V{_mm512_permutex2var_ps(hn::Load(d, row).raw, column.raw, hn::Load(d, row + 16).raw)};
-    }
-#endif
-    return hn::GatherIndex(d, row, column);
+  template <class M>
+  static HWY_INLINE V IfThenZeroElse(M m, V a) { return hn::IfThenZeroElse(m, a); }
+  // 2^k for kd = kRoundShifter + k (common::ExpNegBounded, double lanes): the low bits of kd into the exponent.
+  HWY_INLINE V Pow2FromShifter(V kd) const {
+    const hn::RebindToUnsigned<D> du;
+    return hn::BitCast(d, hn::ShiftLeft<52>(hn::BitCast(du, kd)));
   }
   static HWY_INLINE V Abs(V a) { return hn::Abs(a); }
   static HWY_INLINE V Min(V a, V b) { return hn::Min(a, b); }
@@ -206,6 +79,25 @@ struct HwyOps {
   static HWY_INLINE auto Gt(V a, V b) { return hn::Gt(a, b); }
   template <class M>
   static HWY_INLINE M Or(M a, M b) { return hn::Or(a, b); }
+  // Float lanes only: the core's and the tail's table columns, lookups and powers of two.
+  HWY_INLINE hn::Vec<DI> Column(V shifted) const {
+    const DI di;
+#if HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL
+    // vpermt2ps (Lookup) reads only the low 5 bits of each index: the mask would be one more operation per call.
+    if constexpr (hn::MaxLanes(D()) == 16) return hn::BitCast(di, shifted);
+#endif
+    return hn::And(hn::BitCast(di, shifted), hn::Set(di, common::kCoreColumns - 1));
+  }
+  // row[column] per lane. AVX-512: the 32 entries are two registers and one vpermt2ps picks from both (Highway
+  // 1.0.3 has no two-table lookup); elsewhere a gather (native on AVX2, emulated below it).
+  HWY_INLINE V Lookup(const float (&row)[common::kCoreColumns], hn::Vec<DI> column) const {
+#if HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL
+    if constexpr (hn::MaxLanes(D()) == 16) {
+      return V{_mm512_permutex2var_ps(hn::Load(d, row).raw, column.raw, hn::Load(d, row + 16).raw)};
+    }
+#endif
+    return hn::GatherIndex(d, row, column);
+  }
   // See common::ScalarOps::TailColumn and Pow2OfShifted.
   HWY_INLINE hn::Vec<DI> TailColumn(V t) const {
     const DI di;
@@ -219,8 +111,11 @@ struct HwyOps {
   }
 };
 
-// InCore, CoreF32 for this target (the source the scalar path and CUDA share).
+// InCore, CoreF32, TailF32 for this target (the source the scalar path and CUDA share).
 #include "src/common/gelu_f32_core-inl.h"
+// The double path (ExactForm, SigmoidForm, GeneralInDouble, GeluInDouble, ...) for this target: the source of
+// common::GeluF32InDouble.
+#include "src/common/gelu_in_double-inl.h"
 
 // The lanes of one vector that TailF32 leaves invalid (rare: f(x) or f'(x) below 2^-126 in magnitude for x < 0,
 // -inf, NaN): the proven double path, y = f(x) or g * f'(x) in double rounded once, as
@@ -234,7 +129,7 @@ HWY_NOINLINE V GeneralInDoubleF32(DF df, V x, V g) {
   hn::Store(x, df, xs);
   hn::Store(g, df, gs);
   for (size_t k = 0; k < hn::Lanes(df); k += hn::Lanes(dd)) {
-    auto v = GeneralInDouble<kForm, kBackward>(dd, hn::PromoteTo(dd, hn::Load(dh, xs + k)));
+    auto v = GeneralInDouble<kForm, kBackward>(HwyOps<decltype(dd)>{dd}, hn::PromoteTo(dd, hn::Load(dh, xs + k)));
     if constexpr (kBackward) v = hn::Mul(hn::PromoteTo(dd, hn::Load(dh, gs + k)), v);
     hn::Store(DemoteToF32(dh, v), dh, ys + k);
   }
@@ -395,7 +290,7 @@ HWY_INLINE void GeluF32LoopInDouble(const float* g, const float* x, float* y, si
   WholeRunsThenPadded<hn::MaxLanes(df), kBackward>(
       g, x, y, n, N, [&](const float* gp, const float* xp, float* yp, size_t count) HWY_ATTR {
         for (size_t i = 0; i < count; i += N) {
-          auto v = GeluInDouble<kForm, kBackward>(dd, hn::PromoteTo(dd, hn::LoadU(df, xp + i)));
+          auto v = GeluInDouble<kForm, kBackward>(HwyOps<decltype(dd)>{dd}, hn::PromoteTo(dd, hn::LoadU(df, xp + i)));
           if constexpr (kBackward) v = hn::Mul(hn::PromoteTo(dd, hn::LoadU(df, gp + i)), v);
           hn::StoreU(DemoteToF32(df, v), df, yp + i);
         }

@@ -43,16 +43,16 @@ namespace hn = hwy::HWY_NAMESPACE;
 template <int kForm, bool kDerivative, class D, class V = hn::Vec<D>>
 HWY_INLINE V FormInDouble(D d, V x) {
   if constexpr (common::IsApproximateForm(static_cast<common::Form>(kForm))) {
-    return GeluInDouble<kForm, kDerivative>(d, x);
+    return GeluInDouble<kForm, kDerivative>(HwyOps<D>{d}, x);
   } else if constexpr (kForm == common::kGeluFast) {
     // As GeluInDouble's tanh branch, with gelu_fast's constant.
     const V x2 = hn::Mul(x, x);  // exact for float32 x
     const V z = hn::Mul(x, hn::MulAdd(hn::Set(d, cpu::kGeluFastZ3), x2, hn::Set(d, cpu::kGeluFastZ1)));
     const V dz = hn::MulAdd(hn::Set(d, 3.0 * cpu::kGeluFastZ3), x2, hn::Set(d, cpu::kGeluFastZ1));
-    return SigmoidForm<kDerivative>(d, x, z, dz);
+    return SigmoidForm<kDerivative>(HwyOps<D>{d}, x, z, dz);
   } else {
     static_assert(kForm == common::kGelu10);
-    const V v = GeluInDouble<common::kNone, kDerivative>(d, x);
+    const V v = GeluInDouble<common::kNone, kDerivative>(HwyOps<D>{d}, x);
     const auto clipped = hn::Gt(x, hn::Set(d, cpu::kGelu10Max));  // false for NaN: NaN stays NaN
     if constexpr (!kDerivative) return hn::IfThenElse(clipped, hn::Set(d, cpu::kGelu10Max), v);
     return hn::IfThenZeroElse(clipped, v);

@@ -1,0 +1,162 @@
+// SPDX-License-Identifier: Apache-2.0
+// The double path of the float32 functions (method, error bounds and special values: src/common/gelu_scalar.h),
+// written once against an operations policy `o`: common::ScalarDoubleOps (one lane: host, CUDA device, the
+// bf16/fp16 and fused functions) or HwyOps over a double vector (src/cpu/gelu-inl.h: the double-lane float32
+// kernel, the lanes the float tail leaves, the storage kernels). Every policy performs the same IEEE operations in
+// the same order (FMA where this file says MulAdd), so on targets with native FMA every SIMD target returns the
+// scalar path's bits by construction. No include guard and no includes, on purpose: like gelu_f32_core-inl.h, it
+// is included inside a namespace, once in gelu::common and once per Highway target inside gelu::HWY_NAMESPACE, so
+// that each target compiles it with its own instruction set. Needs GELU_HD and src/common/coefficients.h in scope.
+
+// Horner's scheme p = C[D]; p = MulAdd(p, x, C[i]) for i = D-1 .. 0, unrolled at compile time. Why a template:
+// nvcc may not read a namespace-scope constexpr array from device code at a run-time index, only its elements in
+// constant expressions (CUDA C++ Programming Guide, "constexpr variables"), so each coefficient is a constexpr
+// local.
+template <const auto& C, int I, class Ops, class V>
+GELU_HD V HornerFrom(const Ops& o, V acc, V x) {
+  if constexpr (I < 0) {
+    return acc;
+  } else {
+    constexpr double c = C[I];
+    return HornerFrom<C, I - 1>(o, o.MulAdd(acc, x, o.Set(c)), x);
+  }
+}
+template <const auto& C, int Degree, class Ops, class V>
+GELU_HD V Horner(const Ops& o, V x) {
+  constexpr double top = C[Degree];
+  return HornerFrom<C, Degree - 1>(o, o.Set(top), x);
+}
+
+// exp(z) for z in [-121, 0] (the callers clamp), relative error < 2^-45.
+// k = round(z / ln2) through the shifter (exact: |z/ln2| < 2^8), r = z - k ln2 in two FMAs (Cody-Waite;
+// k*kLn2Hi exact), exp(r) by the degree-9 polynomial, times 2^k built from the shifter's low bits.
+template <class Ops, class V>
+GELU_HD V ExpNegBounded(const Ops& o, V z) {
+  const V shifter = o.Set(common::kRoundShifter);
+  const V kd = o.MulAdd(z, o.Set(common::kLog2e), shifter);
+  const V k = o.Sub(kd, shifter);
+  V r = o.MulAdd(k, o.Set(-common::kLn2Hi), z);
+  r = o.MulAdd(k, o.Set(-common::kLn2Lo), r);
+  const V p = Horner<common::kExpPoly, common::kExpDegree>(o, r);
+  return o.Mul(p, o.Pow2FromShifter(kd));
+}
+
+// f'(x) where `far` (beyond a form's cutoff), v elsewhere; v there is the first term (Phi(x) or sigmoid(z)).
+// Every form has f'(x) < 0 for all x below its root (x ~ -0.75), and past the cutoff the negative term is below
+// 2^-150 in magnitude, so the correctly rounded f' is -0 in every format: returning the tiny positive first term
+// would round to +0. f'(-inf) = +0 (the limit, as the reference has it); for x > 0 the first term is 1 (or within
+// 2^-170 of it).
+template <class Ops, class V, class M>
+GELU_HD V FarDerivative(const Ops& o, V x, M far, V v) {
+  const V zero = o.IfThenElse(o.Gt(x, o.Set(-HUGE_VAL)), o.Set(-0.0), o.Set(0.0));
+  return o.IfThenElse(o.And(far, o.Lt(x, o.Set(0.0))), zero, v);
+}
+
+// Phi(-t) for t in [0, kExactTMax], given e = exp(-t^2/2).
+template <class Ops, class V>
+GELU_HD V PhiNegative(const Ops& o, V t, V e) {
+  const V p = o.Set(common::kMillsScale);
+  const V tau = o.Div(p, o.Add(p, t));
+  const V g = Horner<common::kMillsTau, common::kMillsDegree>(o, tau);
+  return o.Mul(e, o.Mul(tau, g));
+}
+
+// Exact form, f(x) (kDerivative false) or f'(x), x a float32 value held in double.
+template <bool kDerivative, class Ops, class V>
+GELU_HD V ExactForm(const Ops& o, V x) {
+  const V tmax = o.Set(common::kExactTMax);
+  const V ax = o.Abs(x);
+  const V t = o.Min(ax, tmax);  // NaN -> tmax (as x86 minpd): NaN flows through x below
+  const V e = ExpNegBounded(o, o.Mul(o.Set(-0.5), o.Mul(t, t)));
+  const V q = PhiNegative(o, t, e);
+  const auto negative = o.Lt(x, o.Set(0.0));
+  const V phi = o.IfThenElse(negative, q, o.Sub(o.Set(1.0), q));
+  const auto far = o.Gt(ax, tmax);
+  if constexpr (!kDerivative) {
+    return o.IfThenElse(o.And(far, negative), o.Set(-0.0), o.Mul(x, phi));
+  } else {
+    // f' = Phi(x) + x phi(x); beyond common::kExactTMax the second term is < 2^-170 (and x*e would be inf*0 at inf).
+    const V w = o.IfThenZeroElse(far, o.Mul(x, o.Mul(o.Set(common::kInvSqrt2Pi), e)));
+    return FarDerivative(o, x, far, o.Add(phi, w));
+  }
+}
+
+// Sigmoid forms f(x) = x * sigmoid(z) and f', given z and dz/dx (sign(z) = sign(x) for every form).
+template <bool kDerivative, class Ops, class V>
+GELU_HD V SigmoidForm(const Ops& o, V x, V z, V dz) {
+  const V zmax = o.Set(common::kSigmoidZMax);
+  const V az = o.Abs(z);
+  const V e = ExpNegBounded(o, o.Neg(o.Min(az, zmax)));
+  const V r = o.Div(o.Set(1.0), o.Add(o.Set(1.0), e));
+  const auto negative = o.Lt(x, o.Set(0.0));
+  const V s = o.IfThenElse(negative, o.Mul(e, r), r);
+  const auto far = o.Gt(az, zmax);
+  if constexpr (!kDerivative) {
+    return o.IfThenElse(o.And(far, negative), o.Set(-0.0), o.Mul(x, s));
+  } else {
+    // f' = s + x z' s (1 - s), s (1 - s) = e r^2; beyond common::kSigmoidZMax that term is < 2^-150 (and x z' may be inf).
+    const V w = o.IfThenZeroElse(far, o.Mul(o.Mul(x, dz), o.Mul(e, o.Mul(r, r))));
+    return FarDerivative(o, x, far, o.Add(s, w));
+  }
+}
+
+// Common range |x| <= kCommonRangeMax of the exact and tanh forms: f = x (1/2 + x A(s)), f' = 1/2 + x C(s),
+// s = x^2 (exact). No exp, no division: about 16 operations instead of 45 (coefficients.h).
+template <bool kDerivative, const auto& kForward, int kForwardDegree, const auto& kDerivativeCoefficients,
+          int kDerivativeDegree, class Ops, class V>
+GELU_HD V CommonRange(const Ops& o, V x) {
+  const V s = o.Mul(x, x);
+  if constexpr (kDerivative) {
+    return o.MulAdd(x, Horner<kDerivativeCoefficients, kDerivativeDegree>(o, s), o.Set(0.5));
+  } else {
+    return o.Mul(x, o.MulAdd(x, Horner<kForward, kForwardDegree>(o, s), o.Set(0.5)));
+  }
+}
+
+// The general (non-common-range) path of form kForm (0 none, 1 tanh, 2 sigmoid): GeluInDouble takes it for
+// |x| > kCommonRangeMax (every x for the sigmoid form), and the float-core kernels send it the tail lanes the float
+// tail leaves invalid (results below 2^-126 for x < 0, -inf, NaN).
+template <int kForm, bool kDerivative, class Ops, class V>
+GELU_HD V GeneralInDouble(const Ops& o, V x) {
+  if constexpr (kForm == 0) {
+    return ExactForm<kDerivative>(o, x);
+  } else if constexpr (kForm == 1) {
+    const V x2 = o.Mul(x, x);  // exact for float32 x
+    const V z = o.Mul(x, o.MulAdd(o.Set(common::kTanhZ3), x2, o.Set(common::kTanhZ1)));
+    const V dz = o.MulAdd(o.Set(3.0 * common::kTanhZ3), x2, o.Set(common::kTanhZ1));
+    return SigmoidForm<kDerivative>(o, x, z, dz);
+  } else {
+    const V scale = o.Set(common::kSigmoidScale);
+    return SigmoidForm<kDerivative>(o, x, o.Mul(scale, x), scale);
+  }
+}
+
+// The common-range polynomial of form kForm (0 none, 1 tanh; the sigmoid form has none).
+template <int kForm, bool kDerivative, class Ops, class V>
+GELU_HD V CommonRangeOf(const Ops& o, V x) {
+  static_assert(kForm == 0 || kForm == 1, "only the exact and tanh forms have a common range");
+  if constexpr (kForm == 0) {
+    return CommonRange<kDerivative, common::kCommonExactForward, common::kCommonExactForwardDegree, common::kCommonExactDerivative,
+                       common::kCommonExactDerivativeDegree>(o, x);
+  } else {
+    return CommonRange<kDerivative, common::kCommonTanhForward, common::kCommonTanhForwardDegree, common::kCommonTanhDerivative,
+                       common::kCommonTanhDerivativeDegree>(o, x);
+  }
+}
+
+// f(x) or f'(x) of form kForm, x holding float32 values in double: the common-range polynomial where
+// |x| <= kCommonRangeMax, the general path elsewhere. Each path runs only where a lane needs it (one lane: a
+// branch; a vector: ~98% of N(0,1) vectors are all in the common range, a mixed vector computes both and blends
+// per lane), so each lane's bits depend on its own input only (never on its neighbours or on n).
+template <int kForm, bool kDerivative, class Ops, class V>
+GELU_HD V GeluInDouble(const Ops& o, V x) {
+  if constexpr (kForm == 2) {
+    return GeneralInDouble<kForm, kDerivative>(o, x);
+  } else {
+    const auto in_common = o.Le(o.Abs(x), o.Set(common::kCommonRangeMax));  // false for NaN
+    if (o.AllTrue(in_common)) return CommonRangeOf<kForm, kDerivative>(o, x);
+    const V general = GeneralInDouble<kForm, kDerivative>(o, x);
+    if (o.AllFalse(in_common)) return general;
+    return o.IfThenElse(in_common, CommonRangeOf<kForm, kDerivative>(o, x), general);
+  }
+}
