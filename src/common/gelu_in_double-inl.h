@@ -145,18 +145,23 @@ GELU_HD V CommonRangeOf(const Ops& o, V x) {
 }
 
 // f(x) or f'(x) of form kForm, x holding float32 values in double: the common-range polynomial where
-// |x| <= kCommonRangeMax, the general path elsewhere. Each path runs only where a lane needs it (one lane: a
-// branch; a vector: ~98% of N(0,1) vectors are all in the common range, a mixed vector computes both and blends
-// per lane), so each lane's bits depend on its own input only (never on its neighbours or on n).
+// |x| <= kCommonRangeMax, the general path elsewhere. One lane branches; a vector computes the polynomial, returns
+// it when every lane is in the common range (~98% of N(0,1) vectors) and otherwise blends in the general path per
+// lane, so each lane's bits depend on its own input only (never on its neighbours or on n).
 template <int kForm, bool kDerivative, class Ops, class V>
 GELU_HD V GeluInDouble(const Ops& o, V x) {
   if constexpr (kForm == 2) {
     return GeneralInDouble<kForm, kDerivative>(o, x);
   } else {
     const auto in_common = o.Le(o.Abs(x), o.Set(common::kCommonRangeMax));  // false for NaN
-    if (o.AllTrue(in_common)) return CommonRangeOf<kForm, kDerivative>(o, x);
-    const V general = GeneralInDouble<kForm, kDerivative>(o, x);
-    if (o.AllFalse(in_common)) return general;
-    return o.IfThenElse(in_common, CommonRangeOf<kForm, kDerivative>(o, x), general);
+    if constexpr (Ops::kOneLane) {
+      return in_common ? CommonRangeOf<kForm, kDerivative>(o, x) : GeneralInDouble<kForm, kDerivative>(o, x);
+    } else {
+      // The polynomial before the test: branching first (and skipping it where no lane needs it) measured
+      // 10-18% slower on AVX2.
+      const V common_range = CommonRangeOf<kForm, kDerivative>(o, x);
+      if (o.AllTrue(in_common)) return common_range;
+      return o.IfThenElse(in_common, common_range, GeneralInDouble<kForm, kDerivative>(o, x));
+    }
   }
 }

@@ -72,8 +72,9 @@ GELU_HD uint64_t DoubleToBits(double d) {
 }
 
 // One lane of double, for the host and CUDA device code: the operations policy of gelu_in_double-inl.h (HwyOps in
-// src/cpu/gelu-inl.h is the vector one). Masks are bools; AllTrue/AllFalse of one lane are the lane itself.
+// src/cpu/gelu-inl.h is the vector one). Masks are bools.
 struct ScalarDoubleOps {
+  static constexpr bool kOneLane = true;  // GeluInDouble branches instead of blending
   GELU_HD static double Set(double c) { return c; }
   GELU_HD static double Add(double a, double b) { return a + b; }
   GELU_HD static double Sub(double a, double b) { return a - b; }
@@ -87,8 +88,6 @@ struct ScalarDoubleOps {
   GELU_HD static bool Gt(double a, double b) { return a > b; }
   GELU_HD static bool Le(double a, double b) { return a <= b; }
   GELU_HD static bool And(bool a, bool b) { return a && b; }
-  GELU_HD static bool AllTrue(bool m) { return m; }
-  GELU_HD static bool AllFalse(bool m) { return !m; }
   GELU_HD static double IfThenElse(bool m, double a, double b) { return m ? a : b; }
   GELU_HD static double IfThenZeroElse(bool m, double a) { return m ? 0.0 : a; }
   // 2^k for kd = kRoundShifter + k (ExpNegBounded): the low bits of kd moved into the exponent field.
