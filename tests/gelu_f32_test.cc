@@ -123,7 +123,9 @@ TEST_P(GeluF32Test, EdgesAndThresholdsAgainstReference) {
   std::vector<float> x;
   const float edges[] = {FLT_TRUE_MIN, 2 * FLT_TRUE_MIN, FLT_MIN, std::nextafter(FLT_MIN, 0.f), 1e-30f, 1e-10f,
                          0x1p-12f, 0.5f, 0.7518f, 1.0f, 2.0f, 4.0f, 5.0f, 0x1.563dbp+2f, 8.0f, 10.0f, 11.9f,
-                         0x1.a4ae0ep+3f, 0x1.cb64eap+3f, 15.0f, 15.5f, 16.0f, 70.0f, 71.0f, 100.0f, 1e10f, FLT_MAX};
+                         0x1.a4ae0ep+3f, 0x1.cb64eap+3f, 15.0f, 15.5f, 16.0f, 70.0f, 71.0f, 100.0f, 1e10f, FLT_MAX,
+                         // the core range's ends, and where x + kCoreShifter leaves its binade (OutsideCore)
+                         gelu::common::kCoreMin, gelu::common::kCoreEnd, 0x1p20f, 0x1p21f, 0x1.8p21f, 0x1p22f};
   for (float e : edges) {
     for (float s : {e, -e}) {
       x.push_back(s);
@@ -146,14 +148,14 @@ TEST_P(GeluF32Test, SweepAndRandomBitsAgainstReference) {
 
 TEST_P(GeluF32Test, SizesOffsetsAndInPlaceMatchElementwise) {
   // Every length from 0 to 3*16+1 (covers 3 vectors + 1 of the widest target), and lengths around the AVX-512
-  // kernel's 256-element tail blocks, at 4 misalignments, out of place and in place, must equal the one-element
-  // results: tails use the same vector code. Inputs, first 1024: U[-16, 16] (core and tail lanes mixed), with
-  // NaN, -inf, +inf and x = -20 (a subnormal-or-zero result: the double path) sprinkled in.
+  // kernel's 1024-element tail blocks (kTailBlock), at 4 misalignments, out of place and in place, must equal the
+  // one-element results: tails use the same vector code. Inputs, first 1024: U[-16, 16] (core and tail lanes
+  // mixed), with NaN, -inf, +inf and x = -20 (a subnormal-or-zero result: the double path) sprinkled in.
   std::mt19937 rng(7);
   std::uniform_real_distribution<float> dist(-16.0f, 16.0f);
   std::vector<size_t> sizes;
   for (size_t n = 0; n <= 49; ++n) sizes.push_back(n);
-  for (size_t n : {255, 256, 257, 511, 1000, 4099}) sizes.push_back(n);
+  for (size_t n : {255, 256, 257, 1000, 1023, 1024, 1025, 2049, 4099}) sizes.push_back(n);
   std::vector<float> buffer(sizes.back() + 8), out(sizes.back() + 8), grad(sizes.back() + 8);
   // Past the first 1024 elements, core-range inputs with a tail input every 700: blocks with and without tails.
   std::uniform_real_distribution<float> core(-3.0f, 3.0f);

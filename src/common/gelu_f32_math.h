@@ -61,7 +61,6 @@ struct ScalarOps {
 #endif
   }
   GELU_HD static float Neg(float a) { return -a; }
-  GELU_HD static float CopySign(float a, float b) { return copysignf(a, b); }
   GELU_HD static bool Ge(float a, float b) { return a >= b; }
   GELU_HD static bool Lt(float a, float b) { return a < b; }
   GELU_HD static bool And(bool a, bool b) { return a && b; }

@@ -75,7 +75,7 @@ GELU_HD V ExactForm(const Ops& o, V x) {
   if constexpr (!kDerivative) {
     return o.IfThenElse(o.And(far, negative), o.Set(-0.0), o.Mul(x, phi));
   } else {
-    // f' = Phi(x) + x phi(x); beyond common::kExactTMax the second term is < 2^-170 (and x*e would be inf*0 at inf).
+    // f' = Phi(x) + x phi(x); beyond kExactTMax the second term is < 2^-170 (and x*e would be inf*0 at inf).
     const V w = o.IfThenZeroElse(far, o.Mul(x, o.Mul(o.Set(common::kInvSqrt2Pi), e)));
     return FarDerivative(o, x, far, o.Add(phi, w));
   }
@@ -94,7 +94,7 @@ GELU_HD V SigmoidForm(const Ops& o, V x, V z, V dz) {
   if constexpr (!kDerivative) {
     return o.IfThenElse(o.And(far, negative), o.Set(-0.0), o.Mul(x, s));
   } else {
-    // f' = s + x z' s (1 - s), s (1 - s) = e r^2; beyond common::kSigmoidZMax that term is < 2^-150 (and x z' may be inf).
+    // f' = s + x z' s (1 - s), s (1 - s) = e r^2; beyond kSigmoidZMax that term is < 2^-150 (and x z' may be inf).
     const V w = o.IfThenZeroElse(far, o.Mul(o.Mul(x, dz), o.Mul(e, o.Mul(r, r))));
     return FarDerivative(o, x, far, o.Add(s, w));
   }
@@ -136,11 +136,11 @@ template <int kForm, bool kDerivative, class Ops, class V>
 GELU_HD V CommonRangeOf(const Ops& o, V x) {
   static_assert(kForm == 0 || kForm == 1, "only the exact and tanh forms have a common range");
   if constexpr (kForm == 0) {
-    return CommonRange<kDerivative, common::kCommonExactForward, common::kCommonExactForwardDegree, common::kCommonExactDerivative,
-                       common::kCommonExactDerivativeDegree>(o, x);
+    return CommonRange<kDerivative, common::kCommonExactForward, common::kCommonExactForwardDegree,
+                       common::kCommonExactDerivative, common::kCommonExactDerivativeDegree>(o, x);
   } else {
-    return CommonRange<kDerivative, common::kCommonTanhForward, common::kCommonTanhForwardDegree, common::kCommonTanhDerivative,
-                       common::kCommonTanhDerivativeDegree>(o, x);
+    return CommonRange<kDerivative, common::kCommonTanhForward, common::kCommonTanhForwardDegree,
+                       common::kCommonTanhDerivative, common::kCommonTanhDerivativeDegree>(o, x);
   }
 }
 

@@ -55,7 +55,6 @@ struct HwyOps {
   static HWY_INLINE V Div(V a, V b) { return hn::Div(a, b); }
   static HWY_INLINE V MulAdd(V a, V b, V c) { return hn::MulAdd(a, b, c); }
   static HWY_INLINE V Neg(V a) { return hn::Neg(a); }
-  static HWY_INLINE V CopySign(V a, V b) { return hn::CopySign(a, b); }
   static HWY_INLINE auto Ge(V a, V b) { return hn::Ge(a, b); }
   static HWY_INLINE auto Lt(V a, V b) { return hn::Lt(a, b); }
   template <class M>
@@ -152,8 +151,8 @@ HWY_INLINE V TailWithFallback(const HwyOps<DF>& o, V xv, V gv, hn::Mask<DF> tail
 // of two compares and a mask AND: 7% of the N(0,1) loop. x + 0x1.8p21 rounds x to a multiple of 1/4, ties to even,
 // so while |x| < 2^20 its bits are bits(0x1.8p21) + round(4x), and the core is exactly round(4x) in [-16, 15]
 // (x = -4.125 rounds to -16, x = 3.875 to 16). Every other input (|x| >= 2^20, +-inf, NaN) gives a sum of another
-// sign, in another binade, or with round(4x) >= 2^22: bits far from that window of 32. Same lanes as InCore: the kernels' bits
-// did not change (all 2^32 inputs compared), and the exhaustive suite covers every input.
+// sign, in another binade, or with round(4x) >= 2^22: bits far from that window of 32. Same lanes as InCore: the
+// kernels' bits did not change (all 2^32 inputs compared), and the exhaustive suite covers every input.
 template <class DF>
 HWY_INLINE hn::Mask<DF> OutsideCore(DF df, hn::Vec<DF> x) {
   const hn::RebindToUnsigned<DF> du;
