@@ -47,31 +47,11 @@ namespace gelu::common {
 // InCore, CoreF32: the per-lane math, compiled here for one lane and per Highway target in src/cpu/gelu-inl.h.
 #include "src/common/gelu_f32_core-inl.h"
 
-// One lane of float, for the host and CUDA device code.
-struct ScalarOps {
-  GELU_HD static float Set(float c) { return c; }
-  GELU_HD static float Add(float a, float b) { return a + b; }
-  GELU_HD static float Sub(float a, float b) { return a - b; }
-  GELU_HD static float Mul(float a, float b) { return a * b; }
-  GELU_HD static float MulAdd(float a, float b, float c) {
-#if defined(__CUDA_ARCH__)
-    return __fmaf_rn(a, b, c);
-#else
-    return std::fma(a, b, c);
-#endif
-  }
-  GELU_HD static float Neg(float a) { return -a; }
-  GELU_HD static bool Ge(float a, float b) { return a >= b; }
-  GELU_HD static bool Lt(float a, float b) { return a < b; }
-  GELU_HD static bool And(bool a, bool b) { return a && b; }
-  GELU_HD static float IfThenElse(bool m, float a, float b) { return m ? a : b; }
+// One lane of float, for the host and CUDA device code: the generic operations (gelu_scalar.h) and the float
+// core's and tail's table columns, lookups and powers of two.
+struct ScalarOps : ScalarLaneOps<float> {
   GELU_HD static uint32_t Column(float shifted) { return Bits(shifted) & 31u; }
   GELU_HD static float Lookup(const float (&row)[kCoreColumns], uint32_t column) { return row[column]; }
-  GELU_HD static float Abs(float a) { return fabsf(a); }
-  GELU_HD static float Min(float a, float b) { return a < b ? a : b; }  // b for NaN a, as x86 minps
-  GELU_HD static bool Le(float a, float b) { return a <= b; }
-  GELU_HD static bool Gt(float a, float b) { return a > b; }
-  GELU_HD static bool Or(bool a, bool b) { return a || b; }
   // The tail table column of t in [3.875, kTailTMax<Form>] (TailF32 clamps t, NaN to kTailTMax):
   // (bits(t) >> 20) - kTailFirstColumnBits, at least 0 ([3.875, 4) gives -1); at most 30 (kTailTMaxSigmoid = 60),
   // so no upper clamp.

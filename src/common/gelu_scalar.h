@@ -71,25 +71,49 @@ GELU_HD uint64_t DoubleToBits(double d) {
 #endif
 }
 
-// One lane of double, for the host and CUDA device code: the operations policy of gelu_in_double-inl.h (HwyOps in
-// src/cpu/gelu-inl.h is the vector one). Masks are bools.
-struct ScalarDoubleOps {
+// The lane-type-generic part of the one-lane operations policies, for the host and CUDA device code:
+// ScalarDoubleOps below (gelu_in_double-inl.h) and ScalarOps in gelu_f32_math.h (gelu_f32_core-inl.h); HwyOps in
+// src/cpu/gelu-inl.h is the vector one. IEEE operations on one T; masks are bools.
+template <class T>
+struct ScalarLaneOps {
   static constexpr bool kOneLane = true;  // GeluInDouble branches instead of blending
-  GELU_HD static double Set(double c) { return c; }
-  GELU_HD static double Add(double a, double b) { return a + b; }
-  GELU_HD static double Sub(double a, double b) { return a - b; }
-  GELU_HD static double Mul(double a, double b) { return a * b; }
-  GELU_HD static double Div(double a, double b) { return a / b; }
-  GELU_HD static double MulAdd(double a, double b, double c) { return Fma(a, b, c); }
-  GELU_HD static double Neg(double a) { return -a; }
-  GELU_HD static double Abs(double a) { return fabs(a); }
-  GELU_HD static double Min(double a, double b) { return a < b ? a : b; }  // b for NaN a, as x86 minpd
-  GELU_HD static bool Lt(double a, double b) { return a < b; }
-  GELU_HD static bool Gt(double a, double b) { return a > b; }
-  GELU_HD static bool Le(double a, double b) { return a <= b; }
+  GELU_HD static T Set(T c) { return c; }
+  GELU_HD static T Add(T a, T b) { return a + b; }
+  GELU_HD static T Sub(T a, T b) { return a - b; }
+  GELU_HD static T Mul(T a, T b) { return a * b; }
+  GELU_HD static T Div(T a, T b) { return a / b; }
+  GELU_HD static T MulAdd(T a, T b, T c) {
+#if defined(__CUDA_ARCH__)
+    if constexpr (sizeof(T) == sizeof(float)) {
+      return __fmaf_rn(a, b, c);
+    } else {
+      return __fma_rn(a, b, c);
+    }
+#else
+    return std::fma(a, b, c);
+#endif
+  }
+  GELU_HD static T Neg(T a) { return -a; }
+  GELU_HD static T Abs(T a) {
+    if constexpr (sizeof(T) == sizeof(float)) {
+      return fabsf(a);
+    } else {
+      return fabs(a);
+    }
+  }
+  GELU_HD static T Min(T a, T b) { return a < b ? a : b; }  // b for NaN a, as x86 minps/minpd
+  GELU_HD static bool Lt(T a, T b) { return a < b; }
+  GELU_HD static bool Gt(T a, T b) { return a > b; }
+  GELU_HD static bool Le(T a, T b) { return a <= b; }
+  GELU_HD static bool Ge(T a, T b) { return a >= b; }
   GELU_HD static bool And(bool a, bool b) { return a && b; }
-  GELU_HD static double IfThenElse(bool m, double a, double b) { return m ? a : b; }
-  GELU_HD static double IfThenZeroElse(bool m, double a) { return m ? 0.0 : a; }
+  GELU_HD static bool Or(bool a, bool b) { return a || b; }
+  GELU_HD static T IfThenElse(bool m, T a, T b) { return m ? a : b; }
+  GELU_HD static T IfThenZeroElse(bool m, T a) { return m ? T(0) : a; }
+};
+
+// One lane of double: the policy of the double path.
+struct ScalarDoubleOps : ScalarLaneOps<double> {
   // 2^k for kd = kRoundShifter + k (ExpNegBounded): the low bits of kd moved into the exponent field.
   GELU_HD static double Pow2FromShifter(double kd) { return BitsToDouble(DoubleToBits(kd) << 52); }
 };

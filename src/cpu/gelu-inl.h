@@ -15,6 +15,7 @@
 #define GELU_SRC_CPU_GELU_INL_H_
 #endif
 
+#include <bit>
 #include <cstddef>
 #include <cstdint>
 
@@ -158,11 +159,18 @@ HWY_INLINE V TailWithFallback(const HwyOps<DF>& o, V xv, V gv, hn::Mask<DF> tail
 template <class DF>
 HWY_INLINE hn::Mask<DF> OutsideCore(DF df, hn::Vec<DF> x) {
   const hn::RebindToUnsigned<DF> du;
-  constexpr uint32_t kWindowStart = 0x4A400000u - 16u;  // bits(kCoreShifter) + round(4 kCoreMin)
-  static_assert(common::kCoreShifter == 0x1.8p21f && common::kCoreMin == -4.125f && common::kCoreEnd == 3.875f,
-                "OutsideCore's window is that of the 32 intervals of width 1/4 from -4.125");
+  // The window, from the core's constants: it starts at 4 times the first interval's centre kCoreMin + 1/8 and
+  // spans the kCoreColumns intervals. Premises: the shifter's float spacing is 1/4 (it lies in [2^21, 2^22)) and
+  // the core range is kCoreColumns intervals of width 1/4.
+  static_assert(common::kCoreShifter >= 0x1p21f && common::kCoreShifter < 0x1p22f &&
+                (common::kCoreEnd - common::kCoreMin) * 4 == common::kCoreColumns,
+                "OutsideCore assumes the 1/4 grid of x + kCoreShifter over kCoreColumns intervals");
+  constexpr int32_t kFirstCentreTimes4 = static_cast<int32_t>(4 * common::kCoreMin + 0.5f);
+  constexpr uint32_t kWindowStart =
+      std::bit_cast<uint32_t>(common::kCoreShifter) + static_cast<uint32_t>(kFirstCentreTimes4);
   const auto bits = hn::BitCast(du, hn::Add(x, hn::Set(df, common::kCoreShifter)));
-  return hn::RebindMask(df, hn::Gt(hn::Sub(bits, hn::Set(du, kWindowStart)), hn::Set(du, 31u)));
+  return hn::RebindMask(df, hn::Gt(hn::Sub(bits, hn::Set(du, kWindowStart)),
+                                   hn::Set(du, static_cast<uint32_t>(common::kCoreColumns - 1))));
 }
 
 // Prefetches the cache line kPrefetchAhead floats past p, for reading (x, grad_out) or for writing (y: no
