@@ -18,6 +18,7 @@
 #include "hwy/tests/hwy_gtest.h"
 #include "src/common/functions.h"
 #include "src/common/gelu_f32_math.h"
+#include "src/cpu/float_core_targets.h"
 #include "src/reference/reference.h"
 #include "src/reference/ulp.h"
 
@@ -238,18 +239,11 @@ bool TargetHasNativeFma(int64_t target) {
   return false;
 #endif
 }
-// The targets that run the float core (src/cpu/gelu-inl.h); the others run the double-lane kernel, whose scalar
-// twin is common::ForwardF32InDouble / BackwardF32InDouble (bit for bit where the target has FMA).
-bool TargetRunsFloatCore(int64_t target) {
-#if HWY_ARCH_X86
-  return (target & (HWY_AVX3 | HWY_AVX3_DL)) != 0;
-#else
-  (void)target;
-  return false;
-#endif
-}
+// The scalar twin of the target's kernels: the float core (common::ForwardF32 / BackwardF32) where the target
+// runs it (src/cpu/float_core_targets.h, which the kernels are compiled with), else the double-lane kernel's
+// common::ForwardF32InDouble / BackwardF32InDouble; bit for bit where the target has FMA.
 float ScalarTwin(int64_t target, float g, float x, gelu_approximate a, bool derivative) {
-  if (TargetRunsFloatCore(target)) {
+  if (gelu::cpu::RunsFloatCore(target)) {
     return derivative ? gelu::common::BackwardF32(g, x, a) : gelu::common::ForwardF32(x, a);
   }
   return derivative ? gelu::common::BackwardF32InDouble(g, x, a) : gelu::common::ForwardF32InDouble(x, a);

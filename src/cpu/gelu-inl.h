@@ -23,6 +23,7 @@
 #include "hwy/highway.h"
 #include "src/common/coefficients.h"
 #include "src/common/gelu_f32_math.h"
+#include "src/cpu/float_core_targets.h"
 
 HWY_BEFORE_NAMESPACE();
 namespace gelu {
@@ -302,12 +303,8 @@ HWY_INLINE void WholeRunsThenPadded(const float* g, const float* x, float* y, si
   }
 }
 
-// Targets without a native FMA (SSSE3, SSE4, the one-lane fallbacks): the float core's error analysis rests on
-// fused multiply-adds (the exact TwoProduct, one rounding in the last step), so these targets keep the float32
-// kernel of before, every lane through the double path: y = f(x) or g * f'(x) in double, rounded once
-// (common::ForwardF32InDouble, BackwardF32InDouble). So does AVX2: with 8 lanes, a 32-entry table lookup is a
-// gather or four permutes and three blends per coefficient, and the float core measured 0.6x this kernel there
-// (docs/BENCHMARKS.md).
+// The targets without the float core (src/cpu/float_core_targets.h says which and why): every lane through the
+// double path, y = f(x) or g * f'(x) in double, rounded once (common::ForwardF32InDouble, BackwardF32InDouble).
 template <int kForm, bool kBackward>
 HWY_INLINE void GeluF32LoopInDouble(const float* g, const float* x, float* y, size_t n) {
   const hn::ScalableTag<double> dd;
@@ -327,16 +324,16 @@ HWY_INLINE void GeluF32LoopInDouble(const float* g, const float* x, float* y, si
 // (each vector is read before it is written).
 template <int kForm, bool kBackward>
 HWY_INLINE void GeluF32Loop(const float* g, const float* x, float* y, size_t n) {
-#if !HWY_NATIVE_FMA || (HWY_ARCH_X86 && HWY_TARGET == HWY_AVX2)
-  GeluF32LoopInDouble<kForm, kBackward>(g, x, y, n);
-#else
-  const hn::ScalableTag<float> df;
-  WholeRunsThenPadded<hn::MaxLanes(df), kBackward>(
-      g, x, y, n, hn::Lanes(df),
-      [](const float* gp, const float* xp, float* yp, size_t count) HWY_ATTR {
-        GeluF32Run<kForm, kBackward>(gp, xp, yp, count);
-      });
-#endif
+  if constexpr (!cpu::RunsFloatCore(HWY_TARGET)) {
+    GeluF32LoopInDouble<kForm, kBackward>(g, x, y, n);
+  } else {
+    const hn::ScalableTag<float> df;
+    WholeRunsThenPadded<hn::MaxLanes(df), kBackward>(
+        g, x, y, n, hn::Lanes(df),
+        [](const float* gp, const float* xp, float* yp, size_t count) HWY_ATTR {
+          GeluF32Run<kForm, kBackward>(gp, xp, yp, count);
+        });
+  }
 }
 
 }  // namespace HWY_NAMESPACE

@@ -1,0 +1,31 @@
+// SPDX-License-Identifier: Apache-2.0
+// Which Highway targets run the float32 float core (src/common/gelu_f32_core-inl.h) and which the double-lane
+// kernel (every lane through the double path, common::ForwardF32InDouble / BackwardF32InDouble). Both meet the
+// same bounds; their last bits differ on ~0.1% of inputs, so only the float-core targets return the bits of the
+// scalar path common::ForwardF32 / BackwardF32 and of the CUDA kernels. src/cpu/gelu-inl.h picks the kernel
+// with this, and the tests that compare bits ask it.
+#ifndef GELU_SRC_CPU_FLOAT_CORE_TARGETS_H_
+#define GELU_SRC_CPU_FLOAT_CORE_TARGETS_H_
+
+#include <cstdint>
+
+#include "hwy/detect_targets.h"
+
+namespace gelu::cpu {
+
+// x86 AVX-512 only. AVX2 has FMA, but with 8 lanes a 32-entry table lookup is a gather or four permutes and three
+// blends per coefficient, and the float core measured 0.6x the double-lane kernel there (docs/BENCHMARKS.md);
+// SSE4 and below have no FMA, on which the float core's error analysis rests (the exact TwoProduct, one rounding
+// in the last step). Other architectures: never built or measured, so the proven double-lane kernel.
+constexpr bool RunsFloatCore(int64_t target) {
+#if HWY_ARCH_X86
+  return (target & (HWY_AVX3 | HWY_AVX3_DL)) != 0;
+#else
+  (void)target;
+  return false;
+#endif
+}
+
+}  // namespace gelu::cpu
+
+#endif  // GELU_SRC_CPU_FLOAT_CORE_TARGETS_H_
