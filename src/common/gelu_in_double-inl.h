@@ -8,23 +8,37 @@
 // is included inside a namespace, once in gelu::common and once per Highway target inside gelu::HWY_NAMESPACE, so
 // that each target compiles it with its own instruction set. Needs GELU_HD and src/common/coefficients.h in scope.
 
-// Horner's scheme p = C[D]; p = MulAdd(p, x, C[i]) for i = D-1 .. 0, unrolled at compile time. Why a template:
-// nvcc may not read a namespace-scope constexpr array from device code at a run-time index, only its elements in
-// constant expressions (CUDA C++ Programming Guide, "constexpr variables"), so each coefficient is a constexpr
-// local.
-template <const auto& C, int I, class Ops, class V>
-GELU_HD V HornerFrom(const Ops& o, V acc, V x) {
-  if constexpr (I < 0) {
-    return acc;
+// The polynomial C[0] + C[1] x + ... + C[Degree] x^Degree by Estrin's scheme: a tree of FMAs of depth
+// ceil(log2(Degree + 1)) over the powers x^2, x^4, x^8, x^16, instead of Horner's chain of Degree dependent FMAs.
+// Why: the double-lane kernels are latency-bound (one vector's chain is longer than the out-of-order window
+// hides), as the float64 kernels found (src/cpu/gelu_f64-inl.h); a few more multiplications are cheaper than the
+// wait. Every coefficient term here is far below the polynomial's value or decreasing fast, so the evaluation
+// error stays a few units of 2^-53, far below each fit's error (coefficients.h); the exhaustive suites check the
+// results. Why templates: nvcc may not read a namespace-scope constexpr array from device code at a run-time
+// index, only its elements in constant expressions (CUDA C++ Programming Guide, "constexpr variables"), so each
+// coefficient is a constexpr local.
+template <const auto& C, int kLo, int kHi, class Ops, class V>
+GELU_HD V EstrinRange(const Ops& o, const V (&powers)[5]) {
+  constexpr int kCount = kHi - kLo + 1;
+  if constexpr (kCount == 1) {
+    constexpr double c = C[kLo];
+    return o.Set(c);
+  } else if constexpr (kCount == 2) {
+    constexpr double c0 = C[kLo], c1 = C[kHi];
+    return o.MulAdd(o.Set(c1), powers[0], o.Set(c0));
   } else {
-    constexpr double c = C[I];
-    return HornerFrom<C, I - 1>(o, o.MulAdd(acc, x, o.Set(c)), x);
+    // C[kLo .. kLo + m - 1] + x^m C[kLo + m .. kHi], m the largest power of two below kCount
+    constexpr int kLog = kCount > 16 ? 4 : kCount > 8 ? 3 : kCount > 4 ? 2 : 1;
+    static_assert(kCount <= 32, "powers up to x^16");
+    return o.MulAdd(EstrinRange<C, kLo + (1 << kLog), kHi>(o, powers), powers[kLog],
+                    EstrinRange<C, kLo, kLo + (1 << kLog) - 1>(o, powers));
   }
 }
 template <const auto& C, int Degree, class Ops, class V>
-GELU_HD V Horner(const Ops& o, V x) {
-  constexpr double top = C[Degree];
-  return HornerFrom<C, Degree - 1>(o, o.Set(top), x);
+GELU_HD V Polynomial(const Ops& o, V x) {
+  V powers[5] = {x, x, x, x, x};  // x, x^2, x^4, x^8, x^16: those the tree uses
+  for (int k = 1; k < 5 && (1 << k) <= Degree; ++k) powers[k] = o.Mul(powers[k - 1], powers[k - 1]);
+  return EstrinRange<C, 0, Degree>(o, powers);
 }
 
 // exp(z) for z in [-121, 0] (the callers clamp), relative error < 2^-45.
@@ -37,7 +51,7 @@ GELU_HD V ExpNegBounded(const Ops& o, V z) {
   const V k = o.Sub(kd, shifter);
   V r = o.MulAdd(k, o.Set(-common::kLn2Hi), z);
   r = o.MulAdd(k, o.Set(-common::kLn2Lo), r);
-  const V p = Horner<common::kExpPoly, common::kExpDegree>(o, r);
+  const V p = Polynomial<common::kExpPoly, common::kExpDegree>(o, r);
   return o.Mul(p, o.Pow2FromShifter(kd));
 }
 
@@ -57,7 +71,7 @@ template <class Ops, class V>
 GELU_HD V PhiNegative(const Ops& o, V t, V e) {
   const V p = o.Set(common::kMillsScale);
   const V tau = o.Div(p, o.Add(p, t));
-  const V g = Horner<common::kMillsTau, common::kMillsDegree>(o, tau);
+  const V g = Polynomial<common::kMillsTau, common::kMillsDegree>(o, tau);
   return o.Mul(e, o.Mul(tau, g));
 }
 
@@ -107,9 +121,9 @@ template <bool kDerivative, const auto& kForward, int kForwardDegree, const auto
 GELU_HD V CommonRange(const Ops& o, V x) {
   const V s = o.Mul(x, x);
   if constexpr (kDerivative) {
-    return o.MulAdd(x, Horner<kDerivativeCoefficients, kDerivativeDegree>(o, s), o.Set(0.5));
+    return o.MulAdd(x, Polynomial<kDerivativeCoefficients, kDerivativeDegree>(o, s), o.Set(0.5));
   } else {
-    return o.Mul(x, o.MulAdd(x, Horner<kForward, kForwardDegree>(o, s), o.Set(0.5)));
+    return o.Mul(x, o.MulAdd(x, Polynomial<kForward, kForwardDegree>(o, s), o.Set(0.5)));
   }
 }
 
