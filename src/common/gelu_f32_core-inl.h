@@ -17,21 +17,23 @@ GELU_HD auto InCore(const Ops& o, V x) {
 // caller replaces them.
 template <int kForm, bool kDerivative, class Ops, class V>
 GELU_HD V CoreF32(const Ops& o, V x, V grad_out) {
-  const common::CoreTable& table = common::CoreTableFor(kForm, kDerivative);
   const V shifted = o.Add(x, o.Set(common::kCoreShifter));
   const V c = o.Sub(shifted, o.Set(common::kCoreShifter));  // x rounded to a multiple of 1/4, exact
   const auto column = o.Column(shifted);                     // j mod 32
   V d = o.Sub(x, c);                                         // exact, |d| <= 1/8
+  // The column's coefficients (core_tables.h): rows 0..7 (hi, lo, a1..a6), derivatives also 8 and 9.
+  V row[kDerivative ? common::kCoreRows : 8];
+  o.template Rows<common::kCoreRowsKind, kForm, kDerivative>(column, row);
   // Derivatives' root intervals are expanded about the float nearest the root; exact (core_intervals.sollya).
-  if constexpr (kDerivative) d = o.Sub(d, o.Lookup(table.row[8], column));
-  V q = o.Lookup(table.row[7], column);
-  q = o.MulAdd(q, d, o.Lookup(table.row[6], column));
-  q = o.MulAdd(q, d, o.Lookup(table.row[5], column));
-  q = o.MulAdd(q, d, o.Lookup(table.row[4], column));
-  q = o.MulAdd(q, d, o.Lookup(table.row[3], column));  // a2 + d * (a3 + ...)
-  const V a1 = o.Lookup(table.row[2], column);
-  const V lo = o.Lookup(table.row[1], column);
-  const V hi = o.Lookup(table.row[0], column);
+  if constexpr (kDerivative) d = o.Sub(d, row[8]);
+  V q = row[7];
+  q = o.MulAdd(q, d, row[6]);
+  q = o.MulAdd(q, d, row[5]);
+  q = o.MulAdd(q, d, row[4]);
+  q = o.MulAdd(q, d, row[3]);  // a2 + d * (a3 + ...)
+  const V a1 = row[2];
+  const V lo = row[1];
+  const V hi = row[0];
   // u multiplies the fitted polynomial: x where the forward table fits f(x)/x, 1 where it fits f, grad_out for
   // derivatives. The result is fma(u, head, u * tail) with head + tail the polynomial's value and |tail| a small
   // fraction of it, so the one full-size rounding is the last one.
@@ -50,7 +52,7 @@ GELU_HD V CoreF32(const Ops& o, V x, V grad_out) {
     const V head = o.Add(hi, t);
     const V head_lo = o.Add(o.Sub(hi, head), t);  // hi + t - head, exact
     // lo plus d times the low part of a1 (root intervals; zero elsewhere)
-    const V low = o.MulAdd(d, o.Lookup(table.row[9], column), lo);
+    const V low = o.MulAdd(d, row[9], lo);
     const V tail = o.MulAdd(o.Mul(q, d), d, o.Add(low, o.Add(t_lo, head_lo)));
     y = o.MulAdd(u, head, o.Mul(u, tail));
   } else {
@@ -99,19 +101,18 @@ struct TailResult {
 // (where |a_lo| is near a fifth of |hi|: the steep B of tanh); measured over all inputs: docs/ACCURACY.md.
 template <int kForm, bool kDerivative, class Ops, class V>
 GELU_HD auto TailF32(const Ops& o, V x, V grad_out) {
-  const common::TailTable& table = common::TailTableFor(kForm, kDerivative);
-  const common::TailExpTable& exp2 = common::TailExp2Table();
   const V t = o.Abs(x);
   const V tmax = o.Set(common::TailTMaxFor(kForm));
   const V tc = o.Min(t, tmax);
   // A(t) or B(t) = hi + a_lo, a_lo = lo + d * (a1 + ... + d^4 a5): |a_lo| up to about a fifth of hi (tanh's B,
   // which grows like t^3), a tenth or less elsewhere.
-  const auto column = o.TailColumn(tc);
-  const V d = o.Sub(tc, o.Lookup(table.row[0], column));  // exact: c and t within a factor 2, c has few bits
-  V q = o.Lookup(table.row[common::kTailRows - 1], column);
-  for (int i = common::kTailRows - 2; i >= 3; --i) q = o.MulAdd(q, d, o.Lookup(table.row[i], column));
-  const V a_hi = o.Lookup(table.row[1], column);
-  const V a_lo = o.MulAdd(q, d, o.Lookup(table.row[2], column));
+  V row[common::kTailRows];
+  o.template Rows<common::kTailRowsKind, kForm, kDerivative>(o.TailColumn(tc), row);
+  const V d = o.Sub(tc, row[0]);  // exact: c and t within a factor 2, c has few bits
+  V q = row[common::kTailRows - 1];
+  for (int i = common::kTailRows - 2; i >= 3; --i) q = o.MulAdd(q, d, row[i]);
+  const V a_hi = row[1];
+  const V a_lo = o.MulAdd(q, d, row[2]);
   // E = e_hi + e_lo, to ~2^-46 relative: t^2 / 2 (exact), 1.702 t, or t (c1 + c3 t^2), constants as float pairs.
   V e_hi, e_lo;
   if constexpr (kForm == 0) {
@@ -149,9 +150,10 @@ GELU_HD auto TailF32(const Ops& o, V x, V grad_out) {
   p = o.MulAdd(p, r, o.Set(0.5f));
   p = o.MulAdd(p, r, o.Set(-1.0f));
   p = o.Mul(p, r);
-  const auto j = o.Column(kd);
-  const V e2_hi = o.Lookup(exp2.row[0], j);
-  const V e2_lo = o.Lookup(exp2.row[1], j);
+  V e2[2];
+  o.template Rows<common::kTailExp2RowsKind, kForm, kDerivative>(o.Column(kd), e2);
+  const V e2_hi = e2[0];
+  const V e2_lo = e2[1];
   // K = (e2_hi + e2_lo)(a_hi + a_lo)(1 + p) = h + s, h = e2_hi a_hi (TwoProduct), then y = h + s rounded once.
   const V h = o.Mul(e2_hi, a_hi);
   const V h_lo = o.MulAdd(e2_hi, a_hi, o.Neg(h));

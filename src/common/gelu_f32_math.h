@@ -30,9 +30,9 @@
 //               scaled exactly; f(t) = t + f(-t) and f'(t) = 1 - f'(-t) on the positive side. Where x < 0 gives a
 //               result below 2^-126 (the scaling would round twice), for -inf and NaN: the proven double path of
 //               src/common/gelu_scalar.h (GeluF32InDouble), rounded once. From x >= kTailIdentityFrom<Function>
-//               the result is x or grad_out (TailIdentity), returned without the tail. The AVX-512 kernel runs
-//               the core on every vector in place and compacts the tail lanes of each 256-element block, running
-//               them 16 at a time.
+//               the result is x or grad_out (TailIdentity), returned without the tail. The AVX2 and AVX-512
+//               kernels run the core on every vector in place and compact the tail lanes of each 1024-element
+//               block, running them a vector at a time.
 //   Special:    GELU(+-0) = +-0, GELU(+inf) = +inf, GELU(-inf) = -0, NaN -> NaN; f'(-inf) = 0, f'(+inf) = 1.
 #ifndef GELU_SRC_COMMON_GELU_F32_MATH_H_
 #define GELU_SRC_COMMON_GELU_F32_MATH_H_
@@ -44,6 +44,22 @@
 
 namespace gelu::common {
 
+// The rows of the table a lookup of the core or the tail reads: kind kCoreRows the core table of (form,
+// derivative), kTailRowsKind the tail table, kTailExp2Rows the tail's 2^(-j/32) table (form and derivative
+// unused). Lookups name tables this way, not by reference, so that a policy may read a layout of its own made
+// from the same table at compile time (the AVX2 kernel: src/cpu/gelu-inl.h).
+enum TableKind { kCoreRowsKind, kTailRowsKind, kTailExp2RowsKind };
+template <int kKind, int kForm, bool kDerivative>
+GELU_HD constexpr const auto& TableRowsOf() {
+  if constexpr (kKind == kCoreRowsKind) {
+    return CoreTableFor(kForm, kDerivative).row;
+  } else if constexpr (kKind == kTailRowsKind) {
+    return TailTableFor(kForm, kDerivative).row;
+  } else {
+    return TailExp2Table().row;
+  }
+}
+
 // InCore, CoreF32: the per-lane math, compiled here for one lane and per Highway target in src/cpu/gelu-inl.h.
 #include "src/common/gelu_f32_core-inl.h"
 
@@ -51,7 +67,12 @@ namespace gelu::common {
 // core's and tail's table columns, lookups and powers of two.
 struct ScalarOps : ScalarLaneOps<float> {
   GELU_HD static uint32_t Column(float shifted) { return Bits(shifted) & 31u; }
-  GELU_HD static float Lookup(const float (&row)[kCoreColumns], uint32_t column) { return row[column]; }
+  // out[k] = the table's row k at column, k < N (the first N rows).
+  template <int kKind, int kForm, bool kDerivative, int N>
+  GELU_HD static void Rows(uint32_t column, float (&out)[N]) {
+    const auto& rows = TableRowsOf<kKind, kForm, kDerivative>();
+    for (int k = 0; k < N; ++k) out[k] = rows[k][column];
+  }
   // The tail table column of t in [3.875, kTailTMax<Form>] (TailF32 clamps t, NaN to kTailTMax):
   // (bits(t) >> 20) - kTailFirstColumnBits, at least 0 ([3.875, 4) gives -1); at most 30 (kTailTMaxSigmoid = 60),
   // so no upper clamp.

@@ -13,13 +13,14 @@
 
 namespace gelu::cpu {
 
-// x86 AVX-512 only. AVX2 has FMA, but with 8 lanes a 32-entry table lookup is a gather or four permutes and three
-// blends per coefficient, and the float core measured 0.6x the double-lane kernel there (docs/BENCHMARKS.md);
-// SSE4 and below have no FMA, on which the float core's error analysis rests (the exact TwoProduct, one rounding
-// in the last step). Other architectures: never built or measured, so the proven double-lane kernel.
+// x86 AVX-512 and AVX2. AVX2 reads each lane's table column from a column-major copy of the tables and transposes
+// (src/cpu/gelu-inl.h, ColumnsOf8): a 32-entry lookup a row at a time, a gather or four permutes and three blends
+// per coefficient, had measured 0.6x the double-lane kernel there. SSE4 and below have no FMA, on which the float
+// core's error analysis rests (the exact TwoProduct, one rounding in the last step). Other architectures: never
+// built or measured, so the proven double-lane kernel.
 constexpr bool RunsFloatCore(int64_t target) {
 #if HWY_ARCH_X86
-  return (target & (HWY_AVX3 | HWY_AVX3_DL)) != 0;
+  return (target & (HWY_AVX2 | HWY_AVX3 | HWY_AVX3_DL)) != 0;
 #else
   (void)target;
   return false;

@@ -42,6 +42,58 @@ HWY_INLINE hn::Vec<DF> DemoteToF32(DF df, VD v) {
 #endif
 }
 
+#if HWY_TARGET == HWY_AVX2
+// AVX2: a table (common::TableRowsOf) stored column-major in groups of 4 rows: block[g][j] holds rows 4g..4g+3
+// of column j (zeros past the last row), 16 bytes, so that one 128-bit load reads 4 coefficients of one lane.
+// Made at compile time from the same table: the values are the table's.
+template <int kKind, int kForm, bool kDerivative>
+struct ColumnMajorTable {
+  static constexpr const auto& kRows = common::TableRowsOf<kKind, kForm, kDerivative>();
+  static constexpr int kNumRows = static_cast<int>(sizeof(kRows) / sizeof(kRows[0]));
+  static constexpr int kGroups = (kNumRows + 3) / 4;
+  struct alignas(64) Blocks {
+    float block[kGroups][common::kCoreColumns][4];
+  };
+  static constexpr Blocks Make() {
+    Blocks b{};
+    for (int r = 0; r < kNumRows; ++r) {
+      for (int j = 0; j < common::kCoreColumns; ++j) b.block[r / 4][j][r % 4] = kRows[r][j];
+    }
+    return b;
+  }
+  static constexpr Blocks kBlocks = Make();
+};
+
+// out[k] = row k of each lane's column, k < N, for 8 lanes: per group of 4 rows, the 4 coefficients of lanes i
+// and i + 4 in the two halves of one register (a 128-bit load and an insert), then a 4x4 transpose within the
+// halves (unpack, shuffle): 16 loads and 8 shuffles per 4 rows, for 8 lanes. The column indices are read back
+// as scalars through the stack (they address the loads).
+template <int kKind, int kForm, bool kDerivative, int N>
+HWY_INLINE void ColumnsOf8(hn::Vec<hn::Full256<int32_t>> column, hn::Vec<hn::Full256<float>> (&out)[N]) {
+  using Table = ColumnMajorTable<kKind, kForm, kDerivative>;
+  static_assert(N <= Table::kNumRows, "rows the table has");
+  HWY_ALIGN int32_t j[8];
+  hn::Store(column, hn::Full256<int32_t>(), j);
+  for (int g = 0; g * 4 < N; ++g) {
+    const auto& block = Table::kBlocks.block[g];
+    __m256 t[4];
+    for (int i = 0; i < 4; ++i) {
+      t[i] = _mm256_insertf128_ps(_mm256_castps128_ps256(_mm_load_ps(block[j[i]])), _mm_load_ps(block[j[i + 4]]), 1);
+    }
+    const __m256 a = _mm256_unpacklo_ps(t[0], t[1]);  // lanes 0 1 0 1: rows 0 0 1 1 (and 4 5 4 5 above)
+    const __m256 c = _mm256_unpacklo_ps(t[2], t[3]);  // lanes 2 3 2 3
+    out[4 * g] = hn::Vec<hn::Full256<float>>{_mm256_shuffle_ps(a, c, _MM_SHUFFLE(1, 0, 1, 0))};
+    if (4 * g + 1 < N) out[4 * g + 1] = hn::Vec<hn::Full256<float>>{_mm256_shuffle_ps(a, c, _MM_SHUFFLE(3, 2, 3, 2))};
+    if (4 * g + 2 < N) {
+      const __m256 b = _mm256_unpackhi_ps(t[0], t[1]);  // rows 2 2 3 3
+      const __m256 e = _mm256_unpackhi_ps(t[2], t[3]);
+      out[4 * g + 2] = hn::Vec<hn::Full256<float>>{_mm256_shuffle_ps(b, e, _MM_SHUFFLE(1, 0, 1, 0))};
+      if (4 * g + 3 < N) out[4 * g + 3] = hn::Vec<hn::Full256<float>>{_mm256_shuffle_ps(b, e, _MM_SHUFFLE(3, 2, 3, 2))};
+    }
+  }
+}
+#endif
+
 // The operations policy of src/common/gelu_f32_core-inl.h (D a float vector) and src/common/gelu_in_double-inl.h
 // (D a double vector) for Highway: the same IEEE operations as common::ScalarOps and common::ScalarDoubleOps, lane
 // by lane.
@@ -89,15 +141,28 @@ struct HwyOps {
 #endif
     return hn::And(hn::BitCast(di, shifted), hn::Set(di, common::kCoreColumns - 1));
   }
-  // row[column] per lane. AVX-512: the 32 entries are two registers and one vpermt2ps picks from both (Highway
-  // 1.0.3 has no two-table lookup); elsewhere a gather (native on AVX2, emulated below it).
-  HWY_INLINE V Lookup(const float (&row)[common::kCoreColumns], hn::Vec<DI> column) const {
-#if HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL
-    if constexpr (hn::MaxLanes(D()) == 16) {
-      return V{_mm512_permutex2var_ps(hn::Load(d, row).raw, column.raw, hn::Load(d, row + 16).raw)};
+  // out[k] = the table's row k at each lane's column, k < N (common::ScalarOps::Rows). AVX-512: per row, the 32
+  // entries are two registers and one vpermt2ps picks from both (Highway 1.0.3 has no two-table lookup). AVX2:
+  // the rows of each lane's column are read from a column-major copy of the table and transposed (ColumnsOf8);
+  // a row at a time would be a gather or four permutes and three blends. Elsewhere a gather per row.
+  template <int kKind, int kForm, bool kDerivative, int N>
+  HWY_INLINE void Rows(hn::Vec<DI> column, V (&out)[N]) const {
+    const auto& rows = common::TableRowsOf<kKind, kForm, kDerivative>();
+#if HWY_TARGET == HWY_AVX2
+    if constexpr (hn::MaxLanes(D()) == 8) {
+      ColumnsOf8<kKind, kForm, kDerivative, N>(column, out);
+      return;
     }
 #endif
-    return hn::GatherIndex(d, row, column);
+    for (int k = 0; k < N; ++k) {
+#if HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL
+      if constexpr (hn::MaxLanes(D()) == 16) {
+        out[k] = V{_mm512_permutex2var_ps(hn::Load(d, rows[k]).raw, column.raw, hn::Load(d, rows[k] + 16).raw)};
+        continue;
+      }
+#endif
+      out[k] = hn::GatherIndex(d, rows[k], column);
+    }
   }
   // See common::ScalarOps::TailColumn and Pow2OfShifted.
   HWY_INLINE hn::Vec<DI> TailColumn(V t) const {
@@ -148,10 +213,10 @@ HWY_INLINE V TailWithFallback(const HwyOps<DF>& o, V xv, V gv, hn::Mask<DF> tail
   return t.value;
 }
 
-#if HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL
-// AVX-512: the lanes of x outside the core range [kCoreMin, kCoreEnd) (NaN included), the complement of InCore, in
+// The lanes of x outside the core range [kCoreMin, kCoreEnd) (NaN included), the complement of InCore, in
 // two integer operations on the bits of x + kCoreShifter (which CoreF32 computes too, so the add is shared) instead
-// of two compares and a mask AND (backward N(0,1) ~4% faster in a same-process A/B, forward within the noise).
+// of two compares and a mask AND (AVX-512: backward N(0,1) ~4% faster in a same-process A/B, forward within the
+// noise).
 // x + 0x1.8p21 rounds x to a multiple of 1/4, ties to even, so while |x| < 2^20 its bits are bits(0x1.8p21) +
 // round(4x), and the core is exactly round(4x) in [-16, 15]
 // (x = -4.125 rounds to -16, x = 3.875 to 16). Every other input (|x| >= 2^20, +-inf, NaN) gives a sum of another
@@ -179,7 +244,11 @@ HWY_INLINE hn::Mask<DF> OutsideCore(DF df, hn::Vec<DF> x) {
 // AVX-512 loop waiting: this measured 1.18-1.30x (forward) and 1.18x (backward) on the Xeon, 1 and 2 threads;
 // 256 floats ahead gained less, 1024 no more; in cache it is neutral. The address is formed as an integer because
 // it may lie past the end of the array, where a prefetch does not fault but pointer arithmetic is undefined.
+// AVX-512 only: on AVX2 (AMD Zen 1, 1 thread) it cost 4-7% on the backwards in cache and gained nothing at 16 Mi,
+// where that loop runs at ~3 GB/s, far below the memory's rate.
+constexpr bool kPrefetch = HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL;
 constexpr uintptr_t kPrefetchAhead = 512;
+constexpr size_t kFloatsPerLine = 64 / sizeof(float);  // one prefetch per line and stream
 HWY_INLINE void PrefetchAhead(const float* p, bool for_write) {
   const auto ahead = reinterpret_cast<const float*>(reinterpret_cast<uintptr_t>(p) + kPrefetchAhead * sizeof(float));
   if (for_write) {
@@ -189,39 +258,114 @@ HWY_INLINE void PrefetchAhead(const float* p, bool for_write) {
   }
 }
 
-// AVX-512: the tail lanes of one block of at most kTailBlock elements, gathered by GeluF32Run into tail_x (tail_g)
-// with vcompressps, `tails` of them. Runs them 16 at a time and puts each result in place (vexpandps; Highway
-// 1.0.3 has Compress but no Expand) over the core results already stored in yb. Out of line, so that the loop of
-// GeluF32Run keeps its registers for the core's tables.
+#if HWY_TARGET == HWY_AVX2
+// AVX2's compaction and expansion by vpermps, their lane indices 4 bits each in one word per 8-bit mask, made at
+// compile time. compact[m]: lane k takes the k-th lane selected by m; expand[m]: lane i (selected) takes the
+// number of selected lanes below i. (Highway 1.0.3's Compress uses the same method, but its table is a local
+// constexpr array that GCC 12 copies to the stack, 1 KiB, on every call: U[-10, 10] ran 2-3x slower.)
+struct LaneIndexTables {
+  uint32_t compact[256];
+  uint32_t expand[256];
+};
+constexpr LaneIndexTables MakeLaneIndexTables() {
+  LaneIndexTables t{};
+  for (uint32_t m = 0; m < 256; ++m) {
+    uint32_t count = 0;
+    for (uint32_t i = 0; i < 8; ++i) {
+      if ((m >> i) & 1) {
+        t.compact[m] |= i << (4 * count);
+        t.expand[m] |= count << (4 * i);
+        ++count;
+      }
+    }
+  }
+  return t;
+}
+inline constexpr LaneIndexTables kLaneIndices = MakeLaneIndexTables();
+// The 8 lane indices packed in a word (lane i in bits 4i..4i+3), for vpermps.
+HWY_INLINE __m256i UnpackLaneIndices(uint32_t packed) {
+  return _mm256_and_si256(_mm256_srlv_epi32(_mm256_set1_epi32(static_cast<int>(packed)),
+                                            _mm256_setr_epi32(0, 4, 8, 12, 16, 20, 24, 28)),
+                          _mm256_set1_epi32(7));
+}
+#endif
+
+// The lanes of a mask as bits (lane i in bit i), and the compaction of the lanes of v that a mask (and its bits)
+// selects to the front of dst (writing a whole vector; the buffers have a vector of slack). AVX-512: the mask register and
+// vcompressps; AVX2: movmskps and a vpermps (kLaneIndices).
+template <class DF>
+HWY_INLINE uint32_t MaskBits(DF df, hn::Mask<DF> m) {
+#if HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL
+  (void)df;
+  return m.raw;
+#else
+  return static_cast<uint32_t>(_mm256_movemask_ps(hn::VecFromMask(df, m).raw));
+#endif
+}
+template <class DF>
+HWY_INLINE void CompactLanes(hn::Vec<DF> v, hn::Mask<DF> m, uint32_t bits, float* dst) {
+#if HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL
+  (void)bits;
+  _mm512_storeu_ps(dst, _mm512_maskz_compress_ps(m.raw, v.raw));
+#elif HWY_TARGET == HWY_AVX2
+  (void)m;
+  _mm256_storeu_ps(dst, _mm256_permutevar8x32_ps(v.raw, UnpackLaneIndices(kLaneIndices.compact[bits])));
+#else
+  (void)bits;  // targets without the float core: unused
+  hn::StoreU(hn::Compress(v, m), hn::DFromV<decltype(v)>(), dst);
+#endif
+}
+// The inverse: the first popcount(bits) values of src into the lanes of dst that bits selects, the other lanes of
+// dst kept (src has a vector of slack). AVX-512: vexpandps (Highway 1.0.3 has Compress but no Expand). AVX2: a
+// vpermps (kLaneIndices) and a blend; a store per lane, looped over the bits, mispredicted once per vector.
+HWY_INLINE void ExpandLanes(uint32_t bits, const float* src, float* dst) {
+#if HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL
+  _mm512_storeu_ps(dst, _mm512_mask_expand_ps(_mm512_loadu_ps(dst), static_cast<__mmask16>(bits), _mm512_loadu_ps(src)));
+#elif HWY_TARGET == HWY_AVX2
+  const __m256i index = UnpackLaneIndices(kLaneIndices.expand[bits]);
+  const __m256i lane_bit = _mm256_setr_epi32(1, 2, 4, 8, 16, 32, 64, 128);
+  const __m256i selected =
+      _mm256_cmpeq_epi32(_mm256_and_si256(_mm256_set1_epi32(static_cast<int>(bits)), lane_bit), lane_bit);
+  const __m256 expanded = _mm256_permutevar8x32_ps(_mm256_loadu_ps(src), index);
+  _mm256_storeu_ps(dst, _mm256_blendv_ps(_mm256_loadu_ps(dst), expanded, _mm256_castsi256_ps(selected)));
+#else
+  for (; bits != 0; bits &= bits - 1) dst[__builtin_ctz(bits)] = *src++;  // targets without the float core: unused
+#endif
+}
+
+// The tail lanes of one block of at most kTailBlock elements, gathered by GeluF32Run into tail_x (tail_g) by
+// CompactLanes, `tails` of them. Runs them a vector at a time and puts each result in place (ExpandLanes) over
+// the core results already stored in yb. Out of line, so that the loop of GeluF32Run keeps its registers for the
+// core's tables.
 // 1024 rather than 256: 5-10% faster on U[-10, 10] for every function (Xeon, same-process A/B), N(0,1)
 // unchanged. Likely cause: the tail loop's 64-byte loads each overlap several of the unaligned compress stores,
 // which the store buffer cannot forward; with a longer block those stores have left it when the loads come.
 constexpr size_t kTailBlock = 1024;
 template <int kForm, bool kBackward>
-HWY_NOINLINE void GeluF32BlockTails(float* tail_x, float* tail_g, size_t tails, const __mmask16* tail_masks,
+HWY_NOINLINE void GeluF32BlockTails(float* tail_x, float* tail_g, size_t tails, const uint32_t* tail_masks,
                                     size_t block, float* yb) {
   const hn::ScalableTag<float> df;
   const HwyOps<decltype(df)> o{df};
+  const size_t N = hn::Lanes(df);
   HWY_ALIGN float tail_y[kTailBlock + 16];
-  for (size_t k = tails; k % 16 != 0; ++k) {
+  for (size_t k = tails; k % N != 0; ++k) {
     tail_x[k] = common::kCoreEnd;  // padding lanes: a valid input of the tail, results unused
     if constexpr (kBackward) tail_g[k] = 1.0f;
   }
-  const auto every_lane = hn::FirstN(df, 16);  // compacted vectors hold tail lanes only (padding included)
-  for (size_t k = 0; k < tails; k += 16) {
+  const auto every_lane = hn::FirstN(df, N);  // compacted vectors hold tail lanes only (padding included)
+  for (size_t k = 0; k < tails; k += N) {
     const auto xv = hn::Load(df, tail_x + k);
     const auto gv = kBackward ? hn::Load(df, tail_g + k) : hn::Set(df, 1.0f);
     hn::Store(TailWithFallback<kForm, kBackward>(o, xv, gv, every_lane), df, tail_y + k);
   }
   size_t used = 0;
-  for (size_t i = 0; i < block; i += 16) {
-    const __mmask16 m = tail_masks[i / 16];
+  for (size_t i = 0; i < block; i += N) {
+    const uint32_t m = tail_masks[i / N];
     if (m == 0) continue;
-    _mm512_storeu_ps(yb + i, _mm512_mask_expand_ps(_mm512_loadu_ps(yb + i), m, _mm512_loadu_ps(tail_y + used)));
+    ExpandLanes(m, tail_y + used, yb + i);
     used += static_cast<size_t>(__builtin_popcount(m));
   }
 }
-#endif
 
 // y[i] = f(x[i]) (kBackward false) or grad_in[i] = g[i] * f'(x[i]) over `count` float32 elements, a multiple of
 // the vector length. The lanes in the core range run the float core (common::CoreF32), the others the float tail
@@ -232,55 +376,44 @@ HWY_INLINE void GeluF32Run(const float* g, const float* x, float* y, size_t coun
   const hn::ScalableTag<float> df;
   const HwyOps<decltype(df)> o{df};
   const size_t N = hn::Lanes(df);
-#if HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL
   // Every vector runs the core in place (OutsideCore finds its lanes outside the core: rare on N(0,1)). Of those,
-  // identity lanes take x or grad_out at once, and the tail lanes are compacted (vcompressps) into a buffer that
-  // GeluF32BlockTails runs 16 at a time at the end of the block, so that tail-heavy data (U[-10, 10]: ~40% tail
-  // lanes) runs the tail on tail lanes only. Compacting the core lanes too (02ae287) measured 1.2-1.3x slower on
-  // U[-10, 10] on AMD Zen 5, where a vcompressps or vexpandps costs ~1.4 ns per vector (about half the core);
+  // identity lanes take x or grad_out at once, and the tail lanes are compacted into a buffer that
+  // GeluF32BlockTails runs a vector at a time at the end of the block, so that tail-heavy data (U[-10, 10]: ~40%
+  // tail lanes) runs the tail on tail lanes only. Compacting the core lanes too (02ae287) measured 1.2-1.3x slower
+  // on U[-10, 10] on AMD Zen 5, where a vcompressps or vexpandps costs ~1.4 ns per vector (about half the core);
   // compacting by vpermps with indices built by pdep/pext instead measured ~5% slower still (docs/BENCHMARKS.md).
   HWY_ALIGN float tail_x[kTailBlock + 16], tail_g[kBackward ? kTailBlock + 16 : 1];
-  __mmask16 tail_masks[kTailBlock / 16];
+  uint32_t tail_masks[kTailBlock / 8];
   for (size_t start = 0; start < count; start += kTailBlock) {
     const size_t block = HWY_MIN(kTailBlock, count - start);
     size_t tails = 0;
-    for (size_t i = 0; i < block; i += 16) {
-      PrefetchAhead(x + start + i, false);
-      if constexpr (kBackward) PrefetchAhead(g + start + i, false);
-      PrefetchAhead(y + start + i, true);
+    for (size_t i = 0; i < block; i += N) {
+      if (kPrefetch && i % kFloatsPerLine == 0) {
+        PrefetchAhead(x + start + i, false);
+        if constexpr (kBackward) PrefetchAhead(g + start + i, false);
+        PrefetchAhead(y + start + i, true);
+      }
       const auto xv = hn::LoadU(df, x + start + i);
       const auto gv = kBackward ? hn::LoadU(df, g + start + i) : hn::Set(df, 1.0f);
       auto v = gelu::HWY_NAMESPACE::CoreF32<kForm, kBackward>(o, xv, gv);
       const auto outside = OutsideCore(df, xv);
-      __mmask16 tail = 0;
+      uint32_t tail_bits = 0;
       if (HWY_UNLIKELY(!hn::AllFalse(df, outside))) {
         // Identity lanes (x >= kTailIdentityFrom > kCoreEnd): the result is x or grad_out.
         const auto identity = gelu::HWY_NAMESPACE::TailIdentity<kForm, kBackward>(o, xv);
         v = hn::IfThenElse(identity, kBackward ? gv : xv, v);
-        tail = static_cast<__mmask16>(outside.raw & ~identity.raw);
-        _mm512_storeu_ps(tail_x + tails, _mm512_maskz_compress_ps(tail, xv.raw));
-        if constexpr (kBackward) _mm512_storeu_ps(tail_g + tails, _mm512_maskz_compress_ps(tail, gv.raw));
-        tails += static_cast<size_t>(__builtin_popcount(tail));
+        const auto tail = hn::AndNot(identity, outside);
+        tail_bits = MaskBits(df, tail);
+        CompactLanes<decltype(df)>(xv, tail, tail_bits, tail_x + tails);
+        if constexpr (kBackward) CompactLanes<decltype(df)>(gv, tail, tail_bits, tail_g + tails);
+        tails += static_cast<size_t>(__builtin_popcount(tail_bits));
       }
-      tail_masks[i / 16] = tail;
+      tail_masks[i / N] = tail_bits;
       // Stored after x (and grad_out) of this vector were read: in-place calls are allowed.
       hn::StoreU(v, df, y + start + i);
     }
     if (tails > 0) GeluF32BlockTails<kForm, kBackward>(tail_x, tail_g, tails, tail_masks, block, y + start);
   }
-#else
-  for (size_t i = 0; i < count; i += N) {
-    const auto xv = hn::LoadU(df, x + i);
-    const auto gv = kBackward ? hn::LoadU(df, g + i) : hn::Set(df, 1.0f);
-    auto v = gelu::HWY_NAMESPACE::CoreF32<kForm, kBackward>(o, xv, gv);
-    const auto tail = hn::Not(gelu::HWY_NAMESPACE::InCore(o, xv));
-    if (HWY_UNLIKELY(!hn::AllFalse(df, tail))) {
-      v = hn::IfThenElse(tail, TailWithFallback<kForm, kBackward>(o, xv, gv, tail), v);
-    }
-    hn::StoreU(v, df, y + i);
-  }
-#endif
-  (void)N;
 }
 
 // Runs run(g, x, y, count) over [0, n): once on the whole vectors of `lanes` elements (count a multiple of lanes),

@@ -2,7 +2,7 @@
 // The host reference of the GPU checks (HostEval in gpu_checks.h: the element functions of src/cuda/gelu_ops.h,
 // which the kernels run) against the CPU library's C API, for all 18 functions: float32 on special values, a
 // sweep and random bit patterns; bf16/fp16 forward on all 65,536 inputs; bf16/fp16 backward on all inputs times
-// 64 grad_out values. Runs without a GPU. float32 needs a CPU whose float32 kernels run the float core (AVX-512);
+// 64 grad_out values. Runs without a GPU. float32 needs a CPU whose float32 kernels run the float core (AVX2, AVX-512);
 // elsewhere those cases are skipped. With the GPU checks (device == host reference, bitwise), this makes
 // gelu_cuda_* return what gelu_* returns on the CPU for the same inputs (NaN payloads aside).
 #include <gtest/gtest.h>
@@ -93,9 +93,9 @@ TEST_P(GeluCudaReferenceTest, HostReferenceEqualsCpuLibrary) {
   const Function f = GetParam();
   const int64_t targets = hwy::SupportedTargets() & HWY_TARGETS;  // the best one is what the library dispatches to
   if (f.type == Type::kF32 && !gelu::cpu::RunsFloatCore(targets & -targets)) {
-    // The CUDA kernels run the float core; this CPU's float32 kernels (AVX2, or no FMA) run the double-lane
-    // kernel, which meets the same bounds with other last bits on ~0.1% of inputs, so the two APIs agree only on
-    // a CPU with the float core (AVX-512). Not counted as passed: the comparison needs such a CPU.
+    // The CUDA kernels run the float core; this CPU's float32 kernels (no FMA) run the double-lane kernel,
+    // which meets the same bounds with other last bits on ~0.1% of inputs, so the two APIs agree only on a CPU
+    // with the float core (AVX2, AVX-512). Not counted as passed: the comparison needs such a CPU.
     GTEST_SKIP() << "float32 on " << gelu_simd_target() << ": the CPU library runs the double-lane kernel here";
   }
   std::vector<char> g, x;
