@@ -44,8 +44,8 @@
 
 namespace gelu::common {
 
-// The rows of the table a lookup of the core or the tail reads: kind kCoreRows the core table of (form,
-// derivative), kTailRowsKind the tail table, kTailExp2Rows the tail's 2^(-j/32) table (form and derivative
+// The rows of the table a lookup of the core or the tail reads: kind kCoreRowsKind the core table of (form,
+// derivative), kTailRowsKind the tail table, kTailExp2RowsKind the tail's 2^(-j/32) table (form and derivative
 // unused). Lookups name tables this way, not by reference, so that a policy may read a layout of its own made
 // from the same table at compile time (the AVX2 kernel: src/cpu/gelu-inl.h).
 enum TableKind { kCoreRowsKind, kTailRowsKind, kTailExp2RowsKind };

@@ -102,10 +102,10 @@ HWY_INLINE void ColumnsOf8(hn::Vec<hn::Full256<int32_t>> column, hn::Vec<hn::Ful
       }
     }
     const char* block = reinterpret_cast<const char*>(Table::kBlocks.block[g]);
+    const auto entry = [block](uint32_t at) { return _mm_load_ps(reinterpret_cast<const float*>(block + at)); };
     __m256 t[4];
     for (int i = 0; i < 4; ++i) {
-      t[i] = _mm256_insertf128_ps(_mm256_castps128_ps256(_mm_load_ps(reinterpret_cast<const float*>(block + offset[i]))),
-                                  _mm_load_ps(reinterpret_cast<const float*>(block + offset[i + 4])), 1);
+      t[i] = _mm256_insertf128_ps(_mm256_castps128_ps256(entry(offset[i])), entry(offset[i + 4]), 1);
     }
     const __m256 a = _mm256_unpacklo_ps(t[0], t[1]);  // lanes 0 1 0 1: rows 0 0 1 1 (and 4 5 4 5 above)
     const __m256 c = _mm256_unpacklo_ps(t[2], t[3]);  // lanes 2 3 2 3
@@ -318,8 +318,8 @@ HWY_INLINE __m256i UnpackLaneIndices(uint32_t packed) {
 #endif
 
 // The lanes of a mask as bits (lane i in bit i), and the compaction of the lanes of v that a mask (and its bits)
-// selects to the front of dst (writing a whole vector; the buffers have a vector of slack). AVX-512: the mask register and
-// vcompressps; AVX2: movmskps and a vpermps (kLaneIndices).
+// selects to the front of dst (writing a whole vector; the buffers have a vector of slack). AVX-512: the mask
+// register and vcompressps; AVX2: movmskps and a vpermps (kLaneIndices).
 template <class DF>
 HWY_INLINE uint32_t MaskBits(DF df, hn::Mask<DF> m) {
 #if HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL
@@ -344,10 +344,12 @@ HWY_INLINE void CompactLanes(hn::Vec<DF> v, hn::Mask<DF> m, uint32_t bits, float
 }
 // The inverse: the first popcount(bits) values of src into the lanes of dst that bits selects, the other lanes of
 // dst kept (src has a vector of slack). AVX-512: vexpandps (Highway 1.0.3 has Compress but no Expand). AVX2: a
-// vpermps (kLaneIndices) and a blend; a store per lane, looped over the bits, mispredicted once per vector.
+// vpermps (kLaneIndices) and a blend, rather than a store per lane looped over the bits (a trip count that varies
+// from vector to vector).
 HWY_INLINE void ExpandLanes(uint32_t bits, const float* src, float* dst) {
 #if HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL
-  _mm512_storeu_ps(dst, _mm512_mask_expand_ps(_mm512_loadu_ps(dst), static_cast<__mmask16>(bits), _mm512_loadu_ps(src)));
+  const auto lanes = static_cast<__mmask16>(bits);
+  _mm512_storeu_ps(dst, _mm512_mask_expand_ps(_mm512_loadu_ps(dst), lanes, _mm512_loadu_ps(src)));
 #elif HWY_TARGET == HWY_AVX2
   const __m256i index = UnpackLaneIndices(kLaneIndices.expand[bits]);
   const __m256i lane_bit = _mm256_setr_epi32(1, 2, 4, 8, 16, 32, 64, 128);
