@@ -171,25 +171,22 @@ struct HwyOps {
   // out[k] = the table's row k at each lane's column, k < N (common::ScalarOps::Rows). AVX-512: per row, the 32
   // entries are two registers and one vpermt2ps picks from both (Highway 1.0.3 has no two-table lookup). AVX2:
   // the rows of each lane's column are read from a column-major copy of the table and transposed (ColumnsOf8);
-  // a row at a time would be a gather or four permutes and three blends. Elsewhere a gather per row.
+  // a row at a time would be a gather or four permutes and three blends. Only the float-core targets
+  // (float_core_targets.h) instantiate it.
   template <int kKind, int kForm, bool kDerivative, int N>
   HWY_INLINE void Rows(hn::Vec<DI> column, V (&out)[N]) const {
-    const auto& rows = common::TableRowsOf<kKind, kForm, kDerivative>();
+    static_assert(cpu::RunsFloatCore(HWY_TARGET) && hn::MaxLanes(D()) * sizeof(float) == HWY_MAX_BYTES,
+                  "the float core's full float vectors");
 #if HWY_TARGET == HWY_AVX2
-    if constexpr (hn::MaxLanes(D()) == 8) {
-      ColumnsOf8<kKind, kForm, kDerivative, N>(column, out);
-      return;
-    }
-#endif
+    ColumnsOf8<kKind, kForm, kDerivative, N>(column, out);
+#elif HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL
+    const auto& rows = common::TableRowsOf<kKind, kForm, kDerivative>();
     for (int k = 0; k < N; ++k) {
-#if HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL
-      if constexpr (hn::MaxLanes(D()) == 16) {
-        out[k] = V{_mm512_permutex2var_ps(hn::Load(d, rows[k]).raw, column.raw, hn::Load(d, rows[k] + 16).raw)};
-        continue;
-      }
-#endif
-      out[k] = hn::GatherIndex(d, rows[k], column);
+      out[k] = V{_mm512_permutex2var_ps(hn::Load(d, rows[k]).raw, column.raw, hn::Load(d, rows[k] + 16).raw)};
     }
+#else
+    (void)column, (void)out;
+#endif
   }
   // See common::ScalarOps::TailColumn and Pow2OfShifted.
   HWY_INLINE hn::Vec<DI> TailColumn(V t) const {
@@ -319,9 +316,12 @@ HWY_INLINE __m256i UnpackLaneIndices(uint32_t packed) {
 
 // The lanes of a mask as bits (lane i in bit i), and the compaction of the lanes of v that a mask (and its bits)
 // selects to the front of dst (writing a whole vector; the buffers have a vector of slack). AVX-512: the mask
-// register and vcompressps; AVX2: movmskps and a vpermps (kLaneIndices).
+// register and vcompressps; AVX2: movmskps and a vpermps (kLaneIndices). These and ExpandLanes serve the
+// float-core targets only (float_core_targets.h): other targets never instantiate them (the static_asserts'
+// sizeof(DF) defers the check to instantiation).
 template <class DF>
 HWY_INLINE uint32_t MaskBits(DF df, hn::Mask<DF> m) {
+  static_assert(cpu::RunsFloatCore(HWY_TARGET) && sizeof(DF) > 0, "the float-core loop's targets");
 #if HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL
   (void)df;
   return m.raw;
@@ -331,6 +331,7 @@ HWY_INLINE uint32_t MaskBits(DF df, hn::Mask<DF> m) {
 }
 template <class DF>
 HWY_INLINE void CompactLanes(hn::Vec<DF> v, hn::Mask<DF> m, uint32_t bits, float* dst) {
+  static_assert(cpu::RunsFloatCore(HWY_TARGET) && sizeof(DF) > 0, "the float-core loop's targets");
 #if HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL
   (void)bits;
   _mm512_storeu_ps(dst, _mm512_maskz_compress_ps(m.raw, v.raw));
@@ -338,15 +339,16 @@ HWY_INLINE void CompactLanes(hn::Vec<DF> v, hn::Mask<DF> m, uint32_t bits, float
   (void)m;
   _mm256_storeu_ps(dst, _mm256_permutevar8x32_ps(v.raw, UnpackLaneIndices(kLaneIndices.compact[bits])));
 #else
-  (void)bits;  // targets without the float core: unused
-  hn::StoreU(hn::Compress(v, m), hn::DFromV<decltype(v)>(), dst);
+  (void)v, (void)m, (void)bits, (void)dst;
 #endif
 }
 // The inverse: the first popcount(bits) values of src into the lanes of dst that bits selects, the other lanes of
 // dst kept (src has a vector of slack). AVX-512: vexpandps (Highway 1.0.3 has Compress but no Expand). AVX2: a
 // vpermps (kLaneIndices) and a blend, rather than a store per lane looped over the bits (a trip count that varies
 // from vector to vector).
-HWY_INLINE void ExpandLanes(uint32_t bits, const float* src, float* dst) {
+template <class DF>
+HWY_INLINE void ExpandLanes(DF, uint32_t bits, const float* src, float* dst) {
+  static_assert(cpu::RunsFloatCore(HWY_TARGET) && sizeof(DF) > 0, "the float-core loop's targets");
 #if HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL
   const auto lanes = static_cast<__mmask16>(bits);
   _mm512_storeu_ps(dst, _mm512_mask_expand_ps(_mm512_loadu_ps(dst), lanes, _mm512_loadu_ps(src)));
@@ -358,7 +360,7 @@ HWY_INLINE void ExpandLanes(uint32_t bits, const float* src, float* dst) {
   const __m256 expanded = _mm256_permutevar8x32_ps(_mm256_loadu_ps(src), index);
   _mm256_storeu_ps(dst, _mm256_blendv_ps(_mm256_loadu_ps(dst), expanded, _mm256_castsi256_ps(selected)));
 #else
-  for (; bits != 0; bits &= bits - 1) dst[__builtin_ctz(bits)] = *src++;  // targets without the float core: unused
+  (void)bits, (void)src, (void)dst;
 #endif
 }
 
@@ -391,7 +393,7 @@ HWY_NOINLINE void GeluF32BlockTails(float* tail_x, float* tail_g, size_t tails, 
   for (size_t i = 0; i < block; i += N) {
     const uint32_t m = tail_masks[i / N];
     if (m == 0) continue;
-    ExpandLanes(m, tail_y + used, yb + i);
+    ExpandLanes(df, m, tail_y + used, yb + i);
     used += static_cast<size_t>(__builtin_popcount(m));
   }
 }
