@@ -55,6 +55,11 @@ echo "== machine: $(lscpu | sed -n 's/^Model name: *//p'), $(nproc) CPUs; load: 
   --benchmark_repetitions="$reps" --benchmark_report_aggregates_only=true \
   --benchmark_enable_random_interleaving=true \
   --benchmark_out="$out_dir/bench.json" --benchmark_out_format=json
+# Google Benchmark writes no JSON when the filter matches nothing (GELU_BENCH_FILTER='^$' builds the baseline only).
+if [[ ! -s $out_dir/bench.json ]]; then
+  echo "run_benchmarks: no benchmark matches '$filter'; built $lib${baseline_rev:+ and the baseline}, nothing to summarize"
+  exit 0
+fi
 
 summary_args=("$out_dir/bench.json")
 if /usr/bin/python3 -c 'import torch' 2>/dev/null; then
