@@ -21,11 +21,13 @@ GELU_HD V CoreF32(const Ops& o, V x, V grad_out) {
   const V c = o.Sub(shifted, o.Set(common::kCoreShifter));  // x rounded to a multiple of 1/4, exact
   const auto column = o.Column(shifted);                     // j mod 32
   V d = o.Sub(x, c);                                         // exact, |d| <= 1/8
-  // The column's coefficients (core_tables.h): rows 0..7 (hi, lo, a1..a6), derivatives also 8 and 9.
-  V row[kDerivative ? common::kCoreRows : 8];
+  // The column's coefficients (core_tables.h): rows 0..7 (hi, lo, a1..a6).
+  V row[8];
   o.template Rows<common::kCoreRowsKind, kForm, kDerivative>(column, row);
-  // Derivatives' root intervals are expanded about the float nearest the root; exact (core_intervals.sollya).
-  if constexpr (kDerivative) d = o.Sub(d, row[8]);
+  // The derivative's root interval is expanded about the float nearest the root (CoreRootInterval; exact).
+  using Root = common::CoreRootInterval<kForm>;
+  [[maybe_unused]] const auto root = o.Eq(c, o.Set(Root::kCentre));
+  if constexpr (kDerivative) d = o.SubWhere(root, d, o.Set(Root::kOffset));
   V q = row[7];
   q = o.MulAdd(q, d, row[6]);
   q = o.MulAdd(q, d, row[5]);
@@ -48,11 +50,11 @@ GELU_HD V CoreF32(const Ops& o, V x, V grad_out) {
     // intervals, and there hi = 0 (their tiny constant is in lo). Without this (the forwards' form below) the
     // maximum with grad_out = 1 measured 1.17 ULP, and each grad_out rounding could add up to ~1 ULP more.
     const V t = o.Mul(d, a1);
-    const V t_lo = o.MulAdd(d, a1, o.Neg(t));  // d * a1 - t, exact
+    const V t_lo = o.MulSub(d, a1, t);  // d * a1 - t, exact
     const V head = o.Add(hi, t);
     const V head_lo = o.Add(o.Sub(hi, head), t);  // hi + t - head, exact
-    // lo plus d times the low part of a1 (root intervals; zero elsewhere)
-    const V low = o.MulAdd(d, row[9], lo);
+    // lo plus d times the low part of a1 (the root interval only)
+    const V low = o.MulAddWhere(root, d, o.Set(Root::kA1Lo), lo);
     const V tail = o.MulAdd(o.Mul(q, d), d, o.Add(low, o.Add(t_lo, head_lo)));
     y = o.MulAdd(u, head, o.Mul(u, tail));
   } else {
@@ -118,24 +120,24 @@ GELU_HD auto TailF32(const Ops& o, V x, V grad_out) {
   if constexpr (kForm == 0) {
     const V sq = o.Mul(tc, tc);
     e_hi = o.Mul(sq, o.Set(0.5f));
-    e_lo = o.Mul(o.MulAdd(tc, tc, o.Neg(sq)), o.Set(0.5f));
+    e_lo = o.Mul(o.MulSub(tc, tc, sq), o.Set(0.5f));
   } else if constexpr (kForm == 2) {
     const V s_hi = o.Set(common::kTailSigmoidScaleHi);
     e_hi = o.Mul(tc, s_hi);
-    e_lo = o.MulAdd(tc, o.Set(common::kTailSigmoidScaleLo), o.MulAdd(tc, s_hi, o.Neg(e_hi)));
+    e_lo = o.MulAdd(tc, o.Set(common::kTailSigmoidScaleLo), o.MulSub(tc, s_hi, e_hi));
   } else {
     const V c3 = o.Set(common::kTailTanhZ3Hi);
     const V c1 = o.Set(common::kTailTanhZ1Hi);
     const V sq = o.Mul(tc, tc);
-    const V sq_lo = o.MulAdd(tc, tc, o.Neg(sq));
+    const V sq_lo = o.MulSub(tc, tc, sq);
     const V w = o.Mul(c3, sq);  // c3 t^2 = w + w_lo; w >= 1.07 > c1 - 1 for t >= 3.875
-    V w_lo = o.MulAdd(c3, sq, o.Neg(w));
+    V w_lo = o.MulSub(c3, sq, w);
     w_lo = o.MulAdd(c3, sq_lo, w_lo);
     w_lo = o.MulAdd(o.Set(common::kTailTanhZ3Lo), sq, w_lo);
     const V u = o.Add(w, c1);  // Fast2Sum: exponent(w) >= exponent(c1) = 0
     const V u_lo = o.Add(o.Add(o.Sub(w, u), c1), o.Add(w_lo, o.Set(common::kTailTanhZ1Lo)));
     e_hi = o.Mul(tc, u);
-    e_lo = o.MulAdd(tc, u_lo, o.MulAdd(tc, u, o.Neg(e_hi)));
+    e_lo = o.MulAdd(tc, u_lo, o.MulSub(tc, u, e_hi));
   }
   // exp(-E) = 2^-m 2^(-j/32) e^-r: n = 32 m + j = round(E 32 / ln2) (< 2^13 for t <= kTailTMax: E <= 102), read
   // from the low bits of kd; r = E - n ln2/32 in [-ln2/64, ln2/64] (Cody-Waite, the first product exact);
@@ -156,7 +158,7 @@ GELU_HD auto TailF32(const Ops& o, V x, V grad_out) {
   const V e2_lo = e2[1];
   // K = (e2_hi + e2_lo)(a_hi + a_lo)(1 + p) = h + s, h = e2_hi a_hi (TwoProduct), then y = h + s rounded once.
   const V h = o.Mul(e2_hi, a_hi);
-  const V h_lo = o.MulAdd(e2_hi, a_hi, o.Neg(h));
+  const V h_lo = o.MulSub(e2_hi, a_hi, h);
   const V cross = o.MulAdd(e2_hi, a_lo, o.Mul(e2_lo, a_hi));
   const V s = o.MulAdd(h, p, o.Add(cross, o.MulAdd(cross, p, h_lo)));
   const V y = o.Add(h, s);

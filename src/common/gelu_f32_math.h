@@ -60,6 +60,35 @@ GELU_HD constexpr const auto& TableRowsOf() {
   }
 }
 
+// The derivatives' root interval (core_intervals.sollya): the one column where f' is expanded about the float
+// nearest its root rather than about the centre, the only column whose rows 8 (that offset) and 9 (the low part of
+// a1) are nonzero. CoreF32 applies the two as constants where c is this interval's centre, instead of reading two
+// more rows per lane: on AVX-512 two vpermt2ps and a subtract become a compare and two masked operations. Same
+// bits as the rows: elsewhere d - 0 = d, and fma(d, 0, lo) = lo because lo is nonzero in every column (asserted).
+template <int kForm>
+struct CoreRootInterval {
+  // The host tables by name: constants only are read from them, so the device code may use the results (there
+  // TableRowsOf picks the device copies and is not constexpr).
+  static constexpr const auto& kRows =
+      (kForm == 0 ? kCoreExactDerivative : kForm == 1 ? kCoreTanhDerivative : kCoreSigmoidDerivative).row;
+  static constexpr int FindColumn() {
+    int found = -1;
+    for (int j = 0; j < kCoreColumns; ++j) {
+      if (kRows[1][j] == 0.0f) return -2;  // a zero lo would make fma(d, 0, lo) differ from lo in the sign of 0
+      if (kRows[8][j] == 0.0f && kRows[9][j] == 0.0f) continue;
+      if (found >= 0) return -2;
+      found = j;
+    }
+    return found;
+  }
+  static constexpr int kColumn = FindColumn();
+  static_assert(kColumn >= 0, "the derivative table has one root interval, and lo is nonzero in every column");
+  // Column j holds the interval centred at c = round(4x) / 4 with round(4x) in [-16, 16) and j = round(4x) mod 32.
+  static constexpr float kCentre = static_cast<float>(kColumn < kCoreColumns / 2 ? kColumn : kColumn - kCoreColumns) / 4;
+  static constexpr float kOffset = kRows[8][kColumn];
+  static constexpr float kA1Lo = kRows[9][kColumn];
+};
+
 // InCore, CoreF32: the per-lane math, compiled here for one lane and per Highway target in src/cpu/gelu-inl.h.
 #include "src/common/gelu_f32_core-inl.h"
 

@@ -93,6 +93,10 @@ struct ScalarLaneOps {
     return std::fma(a, b, c);
 #endif
   }
+  // a * b - c rounded once: the same bits as MulAdd(a, b, Neg(c)) (negation is exact), one vfmsub on vector
+  // targets where the MulAdd of a negated c costs an extra xor (Highway's Neg is a sign-bit xor that GCC does not
+  // fold into the fma).
+  GELU_HD static T MulSub(T a, T b, T c) { return MulAdd(a, b, -c); }
   GELU_HD static T Neg(T a) { return -a; }
   GELU_HD static T Abs(T a) {
     if constexpr (sizeof(T) == sizeof(float)) {
@@ -106,10 +110,15 @@ struct ScalarLaneOps {
   GELU_HD static bool Gt(T a, T b) { return a > b; }
   GELU_HD static bool Le(T a, T b) { return a <= b; }
   GELU_HD static bool Ge(T a, T b) { return a >= b; }
+  GELU_HD static bool Eq(T a, T b) { return a == b; }
   GELU_HD static bool And(bool a, bool b) { return a && b; }
   GELU_HD static bool Or(bool a, bool b) { return a || b; }
   GELU_HD static T IfThenElse(bool m, T a, T b) { return m ? a : b; }
   GELU_HD static T IfThenZeroElse(bool m, T a) { return m ? T(0) : a; }
+  // a - b where m, a elsewhere; c + a * b rounded once where m, c elsewhere (the vector policy's versions say why
+  // they are operations of their own).
+  GELU_HD static T SubWhere(bool m, T a, T b) { return m ? a - b : a; }
+  GELU_HD static T MulAddWhere(bool m, T a, T b, T c) { return m ? MulAdd(a, b, c) : c; }
 };
 
 // One lane of double: the policy of the double path.

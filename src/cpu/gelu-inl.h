@@ -62,27 +62,12 @@ struct ColumnMajorTable {
     return b;
   }
   static constexpr Blocks kBlocks = Make();
-  // The one column where group g's rows are not all zero, -1 if there are more (or none: then 0 serves): the
-  // derivatives' rows 8 and 9 are nonzero in their root interval only, and a compare and a mask per row read
-  // them in 3 operations instead of the group's 12.
-  static constexpr int SoleColumn(int g) {
-    int sole = -1;
-    for (int j = 0; j < common::kCoreColumns; ++j) {
-      bool nonzero = false;
-      for (int r = 4 * g; r < 4 * g + 4 && r < kNumRows; ++r) nonzero = nonzero || kRows[r][j] != 0.0f;
-      if (!nonzero) continue;
-      if (sole >= 0) return -1;
-      sole = j;
-    }
-    return sole < 0 ? 0 : sole;
-  }
 };
 
 // out[k] = row k of each lane's column, k < N, for 8 lanes: per group of 4 rows, the 4 coefficients of lanes i
 // and i + 4 in the two halves of one register (a 128-bit load and an insert), then a 4x4 transpose within the
-// halves (unpack, shuffle): 8 loads, 8 inserts and 8 shuffles per 4 rows, for 8 lanes; a group nonzero in one
-// column only (SoleColumn) by a compare instead. Measured on AMD Zen 1 against the 32-entry lookup a row at a
-// time (gathers): see docs/BENCHMARKS.md.
+// halves (unpack, shuffle): 8 loads, 8 inserts and 8 shuffles per 4 rows, for 8 lanes. Measured on AMD Zen 1
+// against the 32-entry lookup a row at a time (gathers): see docs/BENCHMARKS.md.
 template <int kKind, int kForm, bool kDerivative, int N>
 HWY_INLINE void ColumnsOf8(hn::Vec<hn::Full256<int32_t>> column, hn::Vec<hn::Full256<float>> (&out)[N]) {
   using Table = ColumnMajorTable<kKind, kForm, kDerivative>;
@@ -92,15 +77,6 @@ HWY_INLINE void ColumnsOf8(hn::Vec<hn::Full256<int32_t>> column, hn::Vec<hn::Ful
   HWY_ALIGN uint32_t offset[8];
   _mm256_store_si256(reinterpret_cast<__m256i*>(offset), _mm256_slli_epi32(column.raw, 4));
   for (int g = 0; g * 4 < N; ++g) {
-    if constexpr (N > 8) {  // (the core's derivatives: rows 8 and 9)
-      constexpr int kSole = Table::SoleColumn(2);
-      if (g == 2 && kSole >= 0) {
-        const hn::Full256<float> df;
-        const auto here = hn::RebindMask(df, hn::Eq(column, hn::Set(hn::Full256<int32_t>(), kSole)));
-        for (int k = 8; k < N; ++k) out[k] = hn::IfThenElseZero(here, hn::Set(df, Table::kRows[k][kSole]));
-        continue;
-      }
-    }
     const char* block = reinterpret_cast<const char*>(Table::kBlocks.block[g]);
     const auto entry = [block](uint32_t at) { return _mm_load_ps(reinterpret_cast<const float*>(block + at)); };
     __m256 t[4];
@@ -136,8 +112,10 @@ struct HwyOps {
   static HWY_INLINE V Mul(V a, V b) { return hn::Mul(a, b); }
   static HWY_INLINE V Div(V a, V b) { return hn::Div(a, b); }
   static HWY_INLINE V MulAdd(V a, V b, V c) { return hn::MulAdd(a, b, c); }
+  static HWY_INLINE V MulSub(V a, V b, V c) { return hn::MulSub(a, b, c); }
   static HWY_INLINE V Neg(V a) { return hn::Neg(a); }
   static HWY_INLINE auto Ge(V a, V b) { return hn::Ge(a, b); }
+  static HWY_INLINE auto Eq(V a, V b) { return hn::Eq(a, b); }
   static HWY_INLINE auto Lt(V a, V b) { return hn::Lt(a, b); }
   template <class M>
   static HWY_INLINE M And(M a, M b) { return hn::And(a, b); }
@@ -148,6 +126,27 @@ struct HwyOps {
   static HWY_INLINE V IfThenElse(M m, V a, V b) { return hn::IfThenElse(m, a, b); }
   template <class M>
   static HWY_INLINE V IfThenZeroElse(M m, V a) { return hn::IfThenZeroElse(m, a); }
+  // a - b where m, a elsewhere; fma(a, b, c) where m, c elsewhere (common::ScalarLaneOps). AVX-512: one masked
+  // subtract or fma (GCC folds the blend into the operation). AVX2: a blend there is vblendvps, 2-3 uops on recent
+  // Intel cores (3-4% slower backwards on a Xeon forced to AVX2), so b is zeroed by an AND instead: a - (+0) is a
+  // exactly, and c + a * (+0) is c for finite a and c != 0, the only use (CoreF32's root interval, where
+  // CoreRootInterval asserts lo != 0 and d is finite on the core lanes whose results are kept).
+  template <class M>
+  static HWY_INLINE V SubWhere(M m, V a, V b) {
+#if HWY_TARGET == HWY_AVX2
+    return hn::Sub(a, hn::IfThenElseZero(m, b));
+#else
+    return hn::IfThenElse(m, hn::Sub(a, b), a);
+#endif
+  }
+  template <class M>
+  static HWY_INLINE V MulAddWhere(M m, V a, V b, V c) {
+#if HWY_TARGET == HWY_AVX2
+    return hn::MulAdd(a, hn::IfThenElseZero(m, b), c);
+#else
+    return hn::IfThenElse(m, hn::MulAdd(a, b, c), c);
+#endif
+  }
   // 2^k for kd = kRoundShifter + k (common::ExpNegBounded, double lanes): the low bits of kd into the exponent.
   HWY_INLINE V Pow2FromShifter(V kd) const {
     const hn::RebindToUnsigned<D> du;

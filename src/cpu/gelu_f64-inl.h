@@ -198,8 +198,9 @@ HWY_INLINE void ExpNeg(D d, V ahi, V alo, V& mhi, V& mlo, V& s1, V& s2) {
   const V kd = hn::MulAdd(ahi, hn::Set(d, -kLog2e), shifter);
   const V k = hn::Sub(kd, shifter);  // k = round(-a / ln 2) <= 0, an exact integer
   // r = -a - k ln 2 = rhi + rlo; rhi exact (see kLn2Hi), |rlo| <= 2^-32, rounded to ~2^-85.
-  const V rhi = hn::MulAdd(k, hn::Set(d, -kLn2Hi), hn::Neg(ahi));
-  const V rlo = hn::MulAdd(k, hn::Set(d, -kLn2Lo), hn::Neg(alo));
+  // -(k ln2) - a in one fnmsub: the bits of fma(k, -ln2, -a) without the two sign-bit xors.
+  const V rhi = hn::NegMulSub(k, hn::Set(d, kLn2Hi), ahi);
+  const V rlo = hn::NegMulSub(k, hn::Set(d, kLn2Lo), alo);
   const V r2 = hn::Mul(rhi, rhi), r4 = hn::Mul(r2, r2), r8 = hn::Mul(r4, r4);
   const V h = Estrin<0, kExpDegree>(kExpH, rhi, r2, r4, r8, r8);
   const V w = hn::Mul(r2, h);  // r^2 H(r) <= 0.066: its rounding is <= 2^-56.3 absolute
