@@ -17,16 +17,20 @@ GELU_HD auto InCore(const Ops& o, V x) {
 // caller replaces them.
 template <int kForm, bool kDerivative, class Ops, class V>
 GELU_HD V CoreF32(const Ops& o, V x, V grad_out) {
+  // shifted = kCoreShifter + c, c = x rounded to a multiple of 1/4 (ties to even), exact; d = x - c, exact,
+  // |d| <= 1/8. Interval tests compare shifted with kCoreShifter + a centre (exact: the float spacing there is
+  // 1/4), so c itself is never formed: the policy may compute d from x alone (AVX-512: one vreduceps).
   const V shifted = o.Add(x, o.Set(common::kCoreShifter));
-  const V c = o.Sub(shifted, o.Set(common::kCoreShifter));  // x rounded to a multiple of 1/4, exact
-  const auto column = o.Column(shifted);                     // j mod 32
-  V d = o.Sub(x, c);                                         // exact, |d| <= 1/8
+  const auto column = o.Column(shifted);  // j mod 32
+  V d = o.QuarterOffset(x, shifted);
   // The column's coefficients (core_tables.h): rows 0..7 (hi, lo, a1..a6).
   V row[8];
   o.template Rows<common::kCoreRowsKind, kForm, kDerivative>(column, row);
   // The derivative's root interval is expanded about the float nearest the root (CoreRootInterval; exact).
   using Root = common::CoreRootInterval<kForm>;
-  [[maybe_unused]] const auto root = o.Eq(c, o.Set(Root::kCentre));
+  constexpr float kShiftedRoot = common::kCoreShifter + Root::kCentre;
+  static_assert(kShiftedRoot - common::kCoreShifter == Root::kCentre, "an exact shifted centre");
+  [[maybe_unused]] const auto root = o.Eq(shifted, o.Set(kShiftedRoot));
   if constexpr (kDerivative) d = o.SubWhere(root, d, o.Set(Root::kOffset));
   V q = row[7];
   q = o.MulAdd(q, d, row[6]);
@@ -40,7 +44,9 @@ GELU_HD V CoreF32(const Ops& o, V x, V grad_out) {
   // derivatives. The result is fma(u, head, u * tail) with head + tail the polynomial's value and |tail| a small
   // fraction of it, so the one full-size rounding is the last one.
   V u = grad_out;
-  if constexpr (!kDerivative) u = o.IfThenElse(o.Ge(c, o.Set(common::kCoreFirstRatioCentre)), x, o.Set(1.0f));
+  constexpr float kShiftedFirstRatio = common::kCoreShifter + common::kCoreFirstRatioCentre;
+  static_assert(kShiftedFirstRatio - common::kCoreShifter == common::kCoreFirstRatioCentre, "an exact shifted centre");
+  if constexpr (!kDerivative) u = o.IfThenElse(o.Ge(shifted, o.Set(kShiftedFirstRatio)), x, o.Set(1.0f));
   V y;
   if constexpr (kDerivative) {
     // Derivatives (bound 2 ULP for any grad_out): next to f's minimum |f'| is small beside its variation over an

@@ -96,6 +96,8 @@ struct CoreRootInterval {
 // core's and tail's table columns, lookups and powers of two.
 struct ScalarOps : ScalarLaneOps<float> {
   GELU_HD static uint32_t Column(float shifted) { return Bits(shifted) & 31u; }
+  // x - c for shifted = x + kCoreShifter = kCoreShifter + c (CoreF32): exact.
+  GELU_HD static float QuarterOffset(float x, float shifted) { return x - (shifted - kCoreShifter); }
   // out[k] = the table's row k at column, k < N (the first N rows).
   template <int kKind, int kForm, bool kDerivative, int N>
   GELU_HD static void Rows(uint32_t column, float (&out)[N]) {

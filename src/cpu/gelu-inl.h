@@ -187,6 +187,21 @@ struct HwyOps {
     (void)column, (void)out;
 #endif
   }
+  // x - c, c = x rounded to a multiple of 1/4 ties to even, for shifted = x + kCoreShifter = kCoreShifter + c
+  // (common::ScalarOps::QuarterOffset). AVX-512: vreduceps with M = 2 computes x - RN(4x)/4 exactly from x alone,
+  // one operation instead of two (1.05-1.07x on N(0,1), 1.00-1.03x on U[-10, 10], Xeon). Same bits as the
+  // subtraction on all 2^32 inputs (compared): where x = c the zero d may differ in sign, and a zero d reaches
+  // the result only as d * a1 and q * d^2 added to a nonzero lo or hi (the one zero lo, in the forward c = 0
+  // column, meets x = c only at x = +-0, where both give d = x).
+  HWY_INLINE V QuarterOffset(V x, V shifted) const {
+#if HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL
+    if constexpr (hn::MaxLanes(D()) == 16) {
+      (void)shifted;
+      return V{_mm512_reduce_ps(x.raw, (2 << 4) | _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC)};
+    }
+#endif
+    return hn::Sub(x, hn::Sub(shifted, hn::Set(d, common::kCoreShifter)));
+  }
   // See common::ScalarOps::TailColumn and Pow2OfShifted.
   HWY_INLINE hn::Vec<DI> TailColumn(V t) const {
     const DI di;
