@@ -178,10 +178,14 @@ GELU_HD auto TailF32(const Ops& o, V x, V grad_out) {
     // x < 0: grad_out joins before the one rounding, -(grad_out (h + s)) 2^-m, so any grad_out gets the error of
     // grad_out = 1 (rounding y first and then the product would double it). Valid while that is normal, finite and
     // t <= kTailTMax (beyond, a huge grad_out could lift the kTailTMax value above 2^-126).
-    const V scaled = o.Mul(o.Mul(o.MulAdd(grad_out, h, o.Mul(grad_out, s)), o.Set(0x1p-64f)), pow2);
+    // The scaling by 2^-64 is exact only while grad_out (h + s) >= 2^-62 in magnitude: a tiny grad_out (2^-91 at
+    // x = -5.6, tanh form) would otherwise underflow there and lose most bits although the result is normal.
+    const V product = o.MulAdd(grad_out, h, o.Mul(grad_out, s));
+    const V scaled = o.Mul(o.Mul(product, o.Set(0x1p-64f)), pow2);
     const V value = o.IfThenElse(positive, o.MulAdd(grad_out, big, grad_out), o.Neg(scaled));
     const V magnitude = o.Abs(scaled);
-    const auto normal = o.And(o.Ge(magnitude, o.Set(0x1p-126f)), o.Le(magnitude, o.Set(0x1.fffffep127f)));
+    const auto normal = o.And(o.And(o.Ge(magnitude, o.Set(0x1p-126f)), o.Le(magnitude, o.Set(0x1.fffffep127f))),
+                              o.Ge(o.Abs(product), o.Set(0x1p-62f)));
     const auto valid = o.Or(positive, o.And(o.Le(t, tmax), normal));
     return TailResult<V, decltype(valid)>{value, valid};
   } else {
