@@ -49,7 +49,7 @@ GELU_HD V CoreF32(const Ops& o, V x, V grad_out) {
   if constexpr (!kDerivative) u = o.IfThenElse(o.Ge(shifted, o.Set(kShiftedFirstRatio)), x, o.Set(1.0f));
   V y;
   if constexpr (kDerivative) {
-    // Derivatives (bound 2 ULP for any grad_out): next to f's minimum |f'| is small beside its variation over an
+    // Derivatives (bound 2 ULP, any grad_out too): next to f's minimum |f'| is small beside its variation over an
     // interval, so |d * a1| reaches ~1.3 |f'| there. The linear term is added exactly (TwoProduct by FMA, then
     // Fast2Sum), so that the tail's rounding, and that of grad_out * tail, are those of the quadratic and higher
     // terms only. Fast2Sum is exact when |hi| >= |d * a1|, which holds on every interval except the root
@@ -175,7 +175,7 @@ GELU_HD auto TailF32(const Ops& o, V x, V grad_out) {
   const V big = o.Mul(o.Mul(y, o.Set(0x1p-64f)), pow2);
   const auto positive = o.Gt(x, o.Set(0.0f));
   if constexpr (kDerivative) {
-    // x < 0: grad_out joins before the one rounding, -(grad_out (h + s)) 2^-m, so any grad_out gets the error of
+    // x < 0: grad_out joins before the one rounding, -(grad_out (h + s)) 2^-m, so another grad_out gets the error of
     // grad_out = 1 (rounding y first and then the product would double it). Valid while that is normal, finite and
     // t <= kTailTMax (beyond, a huge grad_out could lift the kTailTMax value above 2^-126).
     // The scaling by 2^-64 is exact only while grad_out (h + s) >= 2^-62 in magnitude: a tiny grad_out (2^-91 at
