@@ -43,13 +43,14 @@ HWY_INLINE hn::Vec<DF> DemoteToF32(DF df, VD v) {
 }
 
 #if HWY_TARGET == HWY_AVX2
-// AVX2: a table (common::TableRowsOf) stored column-major in groups of 4 rows: block[g][j] holds rows 4g..4g+3
-// of column j (zeros past the last row), 16 bytes, so that one 128-bit load reads 4 coefficients of one lane.
-// Made at compile time from the same table: the values are the table's.
-template <int kKind, int kForm, bool kDerivative>
+// AVX2: the first kNumRows rows of a table (common::TableRowsOf), the rows a lookup reads, stored column-major in
+// groups of 4 rows: block[g][j] holds rows 4g..4g+3 of column j (zeros past the last row), 16 bytes, so that one
+// 128-bit load reads 4 coefficients of one lane. Made at compile time from the same table: the values are the
+// table's. (The derivative core tables' rows 8 and 9, which CoreF32 applies as constants, are not copied.)
+template <int kKind, int kForm, bool kDerivative, int kNumRows>
 struct ColumnMajorTable {
   static constexpr const auto& kRows = common::TableRowsOf<kKind, kForm, kDerivative>();
-  static constexpr int kNumRows = static_cast<int>(sizeof(kRows) / sizeof(kRows[0]));
+  static_assert(kNumRows <= static_cast<int>(sizeof(kRows) / sizeof(kRows[0])), "rows the table has");
   static constexpr int kGroups = (kNumRows + 3) / 4;
   struct alignas(64) Blocks {
     float block[kGroups][common::kCoreColumns][4];
@@ -70,8 +71,7 @@ struct ColumnMajorTable {
 // against the 32-entry lookup a row at a time (gathers): see docs/BENCHMARKS.md.
 template <int kKind, int kForm, bool kDerivative, int N>
 HWY_INLINE void ColumnsOf8(hn::Vec<hn::Full256<int32_t>> column, hn::Vec<hn::Full256<float>> (&out)[N]) {
-  using Table = ColumnMajorTable<kKind, kForm, kDerivative>;
-  static_assert(N <= Table::kNumRows, "rows the table has");
+  using Table = ColumnMajorTable<kKind, kForm, kDerivative, N>;
   // Byte offsets of the columns' 16-byte entries, unsigned (no sign extension), through the stack: one store and
   // eight scalar loads instead of eight lane extractions.
   HWY_ALIGN uint32_t offset[8];
