@@ -222,37 +222,41 @@ HWY_INLINE V Scale(V y, V s1, V s2) {
   return hn::Mul(hn::Mul(y, s1), s2);  // first product exact, second rounds once (also when subnormal)
 }
 
-// A derivative before its last rounding: f' = (hi + lo) s1 s2, |lo| <~ 2^-52 |hi|, s1 s2 a power of two as from
-// ExpNeg (both 1 where none applies). Backward folds grad_out in before rounding (BackwardTimes), so
-// g f' is rounded once, not f' and then g f' (that double rounding reached ~2.5 ULP of g f').
+// A derivative before its last rounding: f' = (hi + lo) s, |lo| <~ 2^-52 |hi|, where ExpNeg's scale s1 s2 applies:
+// hi and lo are already multiplied by s1 (exact: s1 ~ 2^(k/2) keeps them normal) and s = s2 (s = 1 where no scale
+// applies). Backward folds grad_out in before rounding (BackwardTimes), so g f' is rounded once, not f' and then
+// g f' (that double rounding reached ~2.5 ULP of g f'). Applying s1 before the paths' blends leaves three vectors
+// to blend, not four.
 template <class V>
 struct ScaledDd {
-  V hi, lo, s1, s2;
+  V hi, lo, s;
 };
 template <class D, class V = hn::Vec<D>>
 HWY_INLINE ScaledDd<V> Unscaled(D d, V hi, V lo) {
-  return {hi, lo, hn::Set(d, 1.0), hn::Set(d, 1.0)};
+  return {hi, lo, hn::Set(d, 1.0)};
+}
+template <class V>
+HWY_INLINE ScaledDd<V> ScaledBy(V hi, V lo, V s1, V s2) {
+  return {hn::Mul(hi, s1), hn::Mul(lo, s1), s2};
 }
 template <class D, class M, class V = hn::Vec<D>>
 HWY_INLINE ScaledDd<V> IfThenElseDd(M m, const ScaledDd<V>& a, const ScaledDd<V>& b) {
-  return {hn::IfThenElse(m, a.hi, b.hi), hn::IfThenElse(m, a.lo, b.lo), hn::IfThenElse(m, a.s1, b.s1),
-          hn::IfThenElse(m, a.s2, b.s2)};
+  return {hn::IfThenElse(m, a.hi, b.hi), hn::IfThenElse(m, a.lo, b.lo), hn::IfThenElse(m, a.s, b.s)};
 }
-// g (hi + lo) s1 s2, rounded once (twice only where the result is subnormal: < 1 ulp there). (hi + lo) s1 is exact
-// (s1 ~ 2^(k/2) keeps it normal) and cannot overflow when multiplied by a finite g, as (hi + lo) s1 s2 could.
-// For finite g; GeluF64Backward gives a non-finite g's lanes g hi s1 s2 (g lo would be inf * 0 = NaN where lo = 0).
+// g (hi + lo) s, rounded once (twice only where the result is subnormal: < 1 ulp there). g (hi + lo) cannot
+// overflow for a finite g, as g (hi + lo) s1 s2 computed the other way round could.
+// For finite g; GeluF64Backward gives a non-finite g's lanes g hi s (g lo would be inf * 0 = NaN where lo = 0).
 template <class D, class V = hn::Vec<D>>
 HWY_INLINE V BackwardTimes(D d, V g, const ScaledDd<V>& f) {
-  const V hi = hn::Mul(f.hi, f.s1), lo = hn::Mul(f.lo, f.s1);
 #if HWY_NATIVE_FMA
   (void)d;
-  const V p = hn::MulAdd(g, hi, hn::Mul(g, lo));
+  const V p = hn::MulAdd(g, f.hi, hn::Mul(g, f.lo));
 #else
   V pl;
-  const V ph = TwoProd(d, g, hi, pl);
-  const V p = hn::Add(ph, hn::MulAdd(g, lo, pl));
+  const V ph = TwoProd(d, g, f.hi, pl);
+  const V p = hn::Add(ph, hn::MulAdd(g, f.lo, pl));
 #endif
-  return hn::Mul(p, f.s2);
+  return hn::Mul(p, f.s);
 }
 
 // ------------------------------------------------------------------------------------------------------
@@ -273,23 +277,18 @@ HWY_INLINE V BackwardTimes(D d, V g, const ScaledDd<V>& f) {
 //
 // ExactF64<true>: its derivative f'(x) = Phi(x) + x phi(x) as an unrounded ScaledDd (GeluF64Backward: g f').
 //   Domain:     all float64; f'(x) = 1 for x > 40, (-)0 below x ~ -38.5.
-//   Max error:  g f' (random g) 1.26 ULP (AVX3, AVX2; 1.34 on SSE4, SSSE3, SCALAR, without FMA); g = 1: 1.24
+//   Max error:  g f' (random g) 1.18 ULP (AVX3, AVX2; 1.21 on SSE4, SSSE3, SCALAR, without FMA); g = 1: 1.24
 //               (1.26) ULP; as above, except where |f'(x)| < 2^-8 around the root x0 = -0.75179 (|x - x0| < 0.009):
 //               there 4.9e-19 |g| absolute.
 //   Method:     f'(-t) = D(t) = exp(-t^2/2) (S(t) - phi0 t) (S - phi0 t in dd), f'(t) = 1 - D(t), except
-//               |x| < 1/2: 1/2 + x (2 phi0 + x^2 R1(x^2)) in dd (kSmallDeriv); -5/4 < x <= -1/2: D cancels to
-//               0 at t0 = 0.7518, so D(t0 + d) = d (w1 + d W2(d)) with d, t0, w1 in dd (kRootW2).
-//   Derivation: as above plus scripts/fit/gelu_f64_small.sollya, gelu_f64_root.sollya (2^-58.0).
+//               -5/4 < x <= -1/2: D cancels to 0 at t0 = 0.7518, so D(t0 + d) = d (w1 + d W2(d)) with d, t0, w1
+//               in dd (kRootW2). Near 0 the general path serves: D(t) is 1/2 .. 0.13 for t <= 1/2, S - phi0 t
+//               (formed in dd) cancels by at most 2.3x there, and 1 - D is split exactly. (A path of its own for
+//               |x| < 1/2, 1/2 + x (2 phi0 + x^2 R1(x^2)), was removed on 2026-12-02: without it the sample's
+//               maxima were unchanged, also with 1.4e6 more inputs in [-1/2, 1/2], and it cost every vector
+//               holding such a lane, nearly all on N(0, 1): backward 1.10x faster without it, AMD Zen 5.)
+//   Derivation: as above plus scripts/fit/gelu_f64_root.sollya (2^-58.0).
 //   Special:    f'(+-0) = 1/2, f'(+inf) = 1, f'(-inf) = +0, NaN -> qNaN.
-
-// x^3 R1(x^2) = f'(x) - 1/2 - 2 phi0 x for |x| <= 1/2, degree 8 in x^2 (Estrin), lowest degree
-// first. Derivation: scripts/fit/gelu_f64_small.sollya (fpminimax, relative, double coefficients): relative
-// error 2^-53.5 (the rounding of the leading coefficient), which reaches f' scaled by |x^3 R1| / f' <= 1/40.
-inline constexpr int kSmallDerivDegree = 8;
-inline constexpr double kSmallDeriv[kSmallDerivDegree + 1] = {
-    -0x1.1058377e2ceep-2,  0x1.ea3863e31d896p-5,  -0x1.37403f6b82825p-7, 0x1.2e9ae83b60338p-10,
-    -0x1.db5d643c73cb5p-14, 0x1.38d42aed3ccbbp-17, -0x1.60deb662e8187p-21, 0x1.312b6108dc46ep-25,
-    0x1.8bd1e39237e71p-29};
 
 // S(tau) fitted for t in [1/2, 40] (used for t >= 3), tau = 6/(6+t) in [6/46, 12/13]; degree 22, lowest
 // degree first. Derivation: scripts/fit/gelu_f64_mills.sollya (fpminimax, relative, double coefficients):
@@ -336,28 +335,10 @@ inline constexpr double kRootW2[kRootDegree + 1] = {
     0x1.86c80bd333aep-13,   -0x1.695effd5e4fd7p-14, -0x1.781dea7718fbbp-17, 0x1.0322ec65bfe41p-17,
     0x1.d55457b8403b7p-22,  -0x1.e6812e74d467bp-22, -0x1.b85f64484392cp-23, 0x1.2eb855aa5ebb5p-23};
 
-// Derivative paths: |x| < 1/2 small path, -5/4 < x <= -1/2 root path, else the general one.
-inline constexpr double kSmallMaxDeriv = 0.5;
+// Derivative paths: -5/4 < x <= -1/2 the root path, else the general one.
+inline constexpr double kRootMin = 0.5;
 inline constexpr double kRootMax = 1.25;
 inline constexpr double kExactTMax = 40.0;  // t > 40: Q(t) = 0 in double (t Q(t) < 2^-1150)
-
-// f'(x) = 1/2 + x (2 phi0 + x^2 R1(x^2)) for |x| < 1/2, the products and sums in dd (1/2 + x R cancels by up
-// to 3x near x = -1/2).
-template <class D, class V = hn::Vec<D>>
-HWY_INLINE ScaledDd<V> ExactSmallDeriv(D d, V x) {
-  const V s = hn::Mul(x, x);  // its rounding moves the result by < 2^-56 relative
-  const V s2 = hn::Mul(s, s), s4 = hn::Mul(s2, s2), s8 = hn::Mul(s4, s4);
-  const V q = Estrin<0, kSmallDerivDegree>(kSmallDeriv, s, s2, s4, s8, s8);
-  const V ps = hn::MulAdd(s, q, hn::Set(d, 2.0 * kPhi0Lo));
-  V pl;
-  const V ph = FastTwoSum(hn::Set(d, 2.0 * kPhi0Hi), ps, pl);  // |s R1| <= 2 phi0 / 25
-  V ml;
-  const V mh = TwoProd(d, x, ph, ml);
-  ml = hn::MulAdd(x, pl, ml);
-  V bl;
-  const V bh = FastTwoSum(hn::Set(d, 0.5), mh, bl);  // |x R| <= 0.4 < 1/2
-  return Unscaled(d, bh, hn::Add(bl, ml));
-}
 
 // f'(-t) for t in [1/2, 5/4]: d (w1 + d W2(d)), d = t - t0 = dh + dl (t - t0hi exact by Sterbenz).
 template <class D, class V = hn::Vec<D>>
@@ -416,20 +397,17 @@ HWY_INLINE V MillsS(D d, V tc, V& sl) {
 // Exact form. kDerivative: f'(x), else f(x).
 //   f(-t) = -t Q(t), f(t) = t - t Q(t), Q(t) = exp(-t^2/2) S(t), t Q(t) kept as a double-double until the end;
 //   f'(-t) = D(t) = exp(-t^2/2) (S(t) - phi0 t), f'(t) = 1 - D(t); near 0 and near the root of D (x in
-//   (-5/4, -1/2]) the derivative takes ExactSmallDeriv and ExactRoot.
+//   (-5/4, -1/2]) the derivative takes ExactRoot.
 template <bool kDerivative, class D, class V = hn::Vec<D>>
 HWY_INLINE auto ExactF64(D d, V x) {
   const V t = hn::Abs(x);
   const auto negative = hn::Lt(x, hn::Zero(d));
   ScaledDd<V> result = Unscaled(d, hn::Zero(d), hn::Zero(d));
-  auto special = hn::Lt(t, hn::Zero(d));  // lanes taking ExactSmallDeriv / ExactRoot (derivative only)
+  auto root = hn::Lt(t, hn::Zero(d));  // lanes taking ExactRoot (derivative only)
   if constexpr (kDerivative) {
-    const auto small = hn::Lt(t, hn::Set(d, kSmallMaxDeriv));
-    const auto root = hn::AndNot(small, hn::And(negative, hn::Lt(t, hn::Set(d, kRootMax))));
-    if (!hn::AllFalse(d, small)) result = ExactSmallDeriv(d, x);
-    if (!hn::AllFalse(d, root)) result = IfThenElseDd<D>(root, ExactRoot(d, t), result);
-    special = hn::Or(small, root);
-    if (hn::AllTrue(d, special)) return result;
+    root = hn::And(negative, hn::And(hn::Ge(t, hn::Set(d, kRootMin)), hn::Lt(t, hn::Set(d, kRootMax))));
+    if (!hn::AllFalse(d, root)) result = ExactRoot(d, t);
+    if (hn::AllTrue(d, root)) return result;
   }
   const V tc = hn::Min(t, hn::Set(d, kExactTMax));
   V sc;
@@ -457,7 +435,7 @@ HWY_INLINE auto ExactF64(D d, V x) {
   yl = hn::Add(yl, hn::MulAdd(uh, ml, hn::Mul(ul, mh)));
   if constexpr (!kDerivative) {
     (void)result;
-    (void)special;
+    (void)root;
     // x < 0: -2^k (yh + yl), rounded once. x >= 0: x - 2^k yh - 2^k yl, where x - 2^k yh is exact
     // (Sterbenz: 2^k yh = t Q(t) <= t/2), so f(t) = t (1 - Q) is rounded once too.
     const V vh = Scale(yh, s1, s2);
@@ -470,8 +448,8 @@ HWY_INLINE auto ExactF64(D d, V x) {
     V el;
     const V eh = FastTwoSum(hn::Set(d, 1.0), hn::Neg(vh), el);
     const ScaledDd<V> general =
-        IfThenElseDd<D>(negative, ScaledDd<V>{yh, yl, s1, s2}, Unscaled(d, eh, hn::Sub(el, Scale(yl, s1, s2))));
-    return IfThenElseDd<D>(special, result, general);
+        IfThenElseDd<D>(negative, ScaledBy(yh, yl, s1, s2), Unscaled(d, eh, hn::Sub(el, Scale(yl, s1, s2))));
+    return IfThenElseDd<D>(root, result, general);
   }
 }
 
@@ -585,7 +563,7 @@ HWY_INLINE auto SigmoidF64(D d, V x) {
     hl = hn::Add(hl, pl);
     V gl;
     const V gh = TwoProd(d, qh, hh, gl);
-    const ScaledDd<V> fneg{gh, hn::Add(gl, hn::MulAdd(qh, hl, hn::Mul(ql, hh))), s1, s2};
+    const ScaledDd<V> fneg = ScaledBy(gh, hn::Add(gl, hn::MulAdd(qh, hl, hn::Mul(ql, hh))), s1, s2);
     return IfThenElseDd<D>(negative, fneg, Unscaled(d, fposh, fposl));
   }
 }
@@ -616,14 +594,14 @@ HWY_INLINE V GeluF64Backward(D d, V g, V x) {
   }
   const V r = BackwardTimes(d, g, f);
   // Lanes with a non-finite x or g, rare: tested once per vector so that the common path skips their fix-ups
-  // (about a tenth of this function's operations).
-  const auto rare = hn::Not(hn::And(hn::IsFinite(x), hn::IsFinite(g)));
-  if (HWY_LIKELY(hn::AllFalse(d, rare))) return r;
+  // (about a tenth of this function's operations). x g is finite where both are and x g does not overflow (the
+  // fix-ups below give those lanes r again): one product instead of two tests.
+  if (HWY_LIKELY(hn::AllTrue(d, hn::IsFinite(hn::Mul(x, g))))) return r;
   const auto minus_inf = hn::Eq(x, hn::Set(d, -std::numeric_limits<double>::infinity()));
   f.hi = hn::IfThenZeroElse(minus_inf, f.hi);  // f'(-inf) = +0
   f.lo = hn::IfThenZeroElse(minus_inf, f.lo);
   const V any_g =
-      hn::IfThenElse(hn::IsFinite(g), BackwardTimes(d, g, f), hn::Mul(hn::Mul(hn::Mul(g, f.hi), f.s1), f.s2));
+      hn::IfThenElse(hn::IsFinite(g), BackwardTimes(d, g, f), hn::Mul(hn::Mul(g, f.hi), f.s));
   return hn::IfThenElse(hn::IsNaN(x), hn::Add(x, x), any_g);
 }
 
