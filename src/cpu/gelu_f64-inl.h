@@ -222,7 +222,7 @@ HWY_INLINE V Scale(V y, V s1, V s2) {
   return hn::Mul(hn::Mul(y, s1), s2);  // first product exact, second rounds once (also when subnormal)
 }
 
-// A derivative before its last rounding: f' = (hi + lo) s, |lo| <~ 2^-52 |hi|, where ExpNeg's scale s1 s2 applies:
+// A derivative before its last rounding: f' = (hi + lo) s, |lo| <= 0.3 |hi|, where ExpNeg's scale s1 s2 applies:
 // hi and lo are already multiplied by s1 (exact: s1 ~ 2^(k/2) keeps them normal) and s = s2 (s = 1 where no scale
 // applies). Backward folds grad_out in before rounding (BackwardTimes), so g f' is rounded once, not f' and then
 // g f' (that double rounding reached ~2.5 ULP of g f'). Applying s1 before the paths' blends leaves three vectors
@@ -244,7 +244,9 @@ HWY_INLINE ScaledDd<V> IfThenElseDd(M m, const ScaledDd<V>& a, const ScaledDd<V>
   return {hn::IfThenElse(m, a.hi, b.hi), hn::IfThenElse(m, a.lo, b.lo), hn::IfThenElse(m, a.s, b.s)};
 }
 // g (hi + lo) s, rounded once (twice only where the result is subnormal: < 1 ulp there). g (hi + lo) cannot
-// overflow for a finite g, as g (hi + lo) s1 s2 computed the other way round could.
+// overflow for a finite g, as g (hi + lo) s1 s2 computed the other way round could. With FMA, g lo is rounded
+// inside the addend (at most 0.3 of the result: ~0.15 ULP); without FMA, where g hi is split by Dekker's method
+// and MulAdd rounds twice, hi + lo is normalized first (the non-FMA targets measured up to 1.70 ULP without it).
 // For finite g; GeluF64Backward gives a non-finite g's lanes g hi s (g lo would be inf * 0 = NaN where lo = 0).
 template <class D, class V = hn::Vec<D>>
 HWY_INLINE V BackwardTimes(D d, V g, const ScaledDd<V>& f) {
@@ -252,9 +254,10 @@ HWY_INLINE V BackwardTimes(D d, V g, const ScaledDd<V>& f) {
   (void)d;
   const V p = hn::MulAdd(g, f.hi, hn::Mul(g, f.lo));
 #else
-  V pl;
-  const V ph = TwoProd(d, g, f.hi, pl);
-  const V p = hn::Add(ph, hn::MulAdd(g, f.lo, pl));
+  V lo, pl;
+  const V hi = FastTwoSum(f.hi, f.lo, lo);
+  const V ph = TwoProd(d, g, hi, pl);
+  const V p = hn::Add(ph, hn::MulAdd(g, lo, pl));
 #endif
   return hn::Mul(p, f.s);
 }
@@ -459,7 +462,7 @@ HWY_INLINE auto ExactF64(D d, V x) {
 // GeluF64<2, .>: sigmoid form f(x) = x sigma(z), z = 1.702 x; and its derivative.
 //   Reference:  the formula with its constants as real numbers (1.702, 0.044715, sqrt(2/pi) exactly), in MPFR.
 //   Domain:     all float64; |x| is clamped at 40 (tanh) / 500 (sigmoid) where f = x or -0 and f' = 1 or -0.
-//   Max error:  forward 0.77 ULP (both forms); g f' with random g 1.62 ULP (tanh) and 1.40 ULP (sigmoid) with
+//   Max error:  forward 0.77 ULP (both forms); g f' with random g 1.52 ULP (tanh) and 1.50 ULP (sigmoid) with
 //               FMA (1.53 / 1.54 on SSE4, SSSE3, SCALAR), g = 1: 1.57 / 1.41 (1.60 / 1.59); around the
 //               derivatives' roots (x ~ -0.752, -0.751), where |f'| < 2^-8: 5.1e-19 |g| absolute. Same sample and
 //               targets as the exact form.
@@ -544,8 +547,9 @@ HWY_INLINE auto SigmoidF64(D d, V x) {
     // x >= 0: s = 1/den = inv + sl, f' = s + s v with v = zp e s (>= 0, <= 0.3: its rounding is diluted).
     const V sl = hn::Mul(hn::NegMulAdd(inv, den_l, ResidualNegMulAdd(d, inv, den_h, one)), inv);
     const V v = hn::Mul(hn::Mul(zph, eh), inv);
-    V fposl;
-    const V fposh = FastTwoSum(inv, hn::MulAdd(inv, v, sl), fposl);
+    // Left unnormalized, |fposl| <= 0.3 inv: BackwardTimes rounds g fposl inside its FMA's addend (~0.15 ULP at
+    // most; a FastTwoSum here cost the tanh and sigmoid backwards ~5 %), and normalizes where it has no FMA.
+    const V fposh = inv, fposl = hn::MulAdd(inv, v, sl);
     // x < 0: y = 2^k ys, ys = m / den = qh + ql.
     const V qh = hn::Mul(mh, inv);
     const V rq = ResidualNegMulAdd(d, qh, den_h, mh);
