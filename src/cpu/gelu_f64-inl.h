@@ -399,8 +399,8 @@ HWY_INLINE V MillsS(D d, V tc, V& sl) {
 
 // Exact form. kDerivative: f'(x), else f(x).
 //   f(-t) = -t Q(t), f(t) = t - t Q(t), Q(t) = exp(-t^2/2) S(t), t Q(t) kept as a double-double until the end;
-//   f'(-t) = D(t) = exp(-t^2/2) (S(t) - phi0 t), f'(t) = 1 - D(t); near 0 and near the root of D (x in
-//   (-5/4, -1/2]) the derivative takes ExactRoot.
+//   f'(-t) = D(t) = exp(-t^2/2) (S(t) - phi0 t), f'(t) = 1 - D(t); near the root of D (x in (-5/4, -1/2])
+//   the derivative takes ExactRoot.
 template <bool kDerivative, class D, class V = hn::Vec<D>>
 HWY_INLINE auto ExactF64(D d, V x) {
   const V t = hn::Abs(x);
