@@ -126,7 +126,9 @@ TEST_P(GeluF32Test, EdgesAndThresholdsAgainstReference) {
                          0x1p-12f, 0.5f, 0.7518f, 1.0f, 2.0f, 4.0f, 5.0f, 0x1.563dbp+2f, 8.0f, 10.0f, 11.9f,
                          0x1.a4ae0ep+3f, 0x1.cb64eap+3f, 15.0f, 15.5f, 16.0f, 70.0f, 71.0f, 100.0f, 1e10f, FLT_MAX,
                          // the core range's ends, and where x + kCoreShifter leaves its binade (OutsideCore)
-                         gelu::common::kCoreMin, gelu::common::kCoreEnd, 0x1p20f, 0x1p21f, 0x1.8p21f, 0x1p22f};
+                         gelu::common::kCoreMin, gelu::common::kCoreEnd, 0x1p20f, 0x1p21f, 0x1.8p21f, 0x1p22f,
+                         // the sigmoid ring's end, and its first and last intervals' edges
+                         gelu::common::kRingEnd, 4.125f, 11.625f};
   for (float e : edges) {
     for (float s : {e, -e}) {
       x.push_back(s);

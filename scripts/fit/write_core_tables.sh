@@ -36,6 +36,15 @@ inline constexpr float kCoreEnd = 3.875f;
 inline constexpr float kCoreShifter = 0x1.8p21f;
 // Forward tables fit f(x)/x on the intervals centred at c >= kCoreFirstRatioCentre, f(x) itself below.
 inline constexpr float kCoreFirstRatioCentre = -0.25f;
+// The sigmoid ring (src/common/gelu_f32_math.h, RingF32): the sigmoid form's lanes outside the core with
+// t = |x| < kRingEnd, 32 more intervals of width 1/4 centred on c = j/4, j = 16..47, in the same layout (column
+// j mod 32, found from t + kCoreShifter as the core's from x), fitting f(-t) and f'(-t) to degree kRingDegree.
+// kRingEnd = 47.5 / 4: below it 4t rounds to 47 at most.
+inline constexpr float kRingEnd = 11.875f;
+inline constexpr int kRingDegree = 5;
+struct alignas(64) RingTable {
+  float row[kRingDegree + 2][kCoreColumns];  // hi, lo, a1..a5
+};
 
 HEAD
 echo "$tables"
@@ -68,6 +77,8 @@ __device__ constexpr CoreTable kCoreSigmoidForwardDevice = kCoreSigmoidForward;
 __device__ constexpr CoreTable kCoreExactDerivativeDevice = kCoreExactDerivative;
 __device__ constexpr CoreTable kCoreTanhDerivativeDevice = kCoreTanhDerivative;
 __device__ constexpr CoreTable kCoreSigmoidDerivativeDevice = kCoreSigmoidDerivative;
+__device__ constexpr RingTable kRingSigmoidForwardDevice = kRingSigmoidForward;
+__device__ constexpr RingTable kRingSigmoidDerivativeDevice = kRingSigmoidDerivative;
 __device__ constexpr TailTable kTailExactForwardDevice = kTailExactForward;
 __device__ constexpr TailTable kTailTanhForwardDevice = kTailTanhForward;
 __device__ constexpr TailTable kTailSigmoidForwardDevice = kTailSigmoidForward;
@@ -99,6 +110,9 @@ __device__ constexpr TailExpTable kTailExp2Device = kTailExp2;
   return form == 0 ? GELU_TABLE_PICK(k##kind##ExactForward)                                                   \
                    : form == 1 ? GELU_TABLE_PICK(k##kind##TanhForward) : GELU_TABLE_PICK(k##kind##SigmoidForward)
 GELU_TABLE_REF_FN const CoreTable& CoreTableFor(int form, bool derivative) { GELU_TABLE_FOR(Core); }
+GELU_TABLE_REF_FN const RingTable& RingSigmoidTableFor(bool derivative) {
+  return derivative ? GELU_TABLE_PICK(kRingSigmoidDerivative) : GELU_TABLE_PICK(kRingSigmoidForward);
+}
 GELU_TABLE_REF_FN const TailTable& TailTableFor(int form, bool derivative) { GELU_TABLE_FOR(Tail); }
 GELU_TABLE_REF_FN const TailExpTable& TailExp2Table() { return GELU_TABLE_PICK(kTailExp2); }
 // The per-form scalars by form and direction (constexpr: template code reads them as constants, on the device too).

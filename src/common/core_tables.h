@@ -24,6 +24,15 @@ inline constexpr float kCoreEnd = 3.875f;
 inline constexpr float kCoreShifter = 0x1.8p21f;
 // Forward tables fit f(x)/x on the intervals centred at c >= kCoreFirstRatioCentre, f(x) itself below.
 inline constexpr float kCoreFirstRatioCentre = -0.25f;
+// The sigmoid ring (src/common/gelu_f32_math.h, RingF32): the sigmoid form's lanes outside the core with
+// t = |x| < kRingEnd, 32 more intervals of width 1/4 centred on c = j/4, j = 16..47, in the same layout (column
+// j mod 32, found from t + kCoreShifter as the core's from x), fitting f(-t) and f'(-t) to degree kRingDegree. kRingEnd = 47.5 / 4: the
+// largest t whose 4t rounds to 47.
+inline constexpr float kRingEnd = 11.875f;
+inline constexpr int kRingDegree = 5;
+struct alignas(64) RingTable {
+  float row[kRingDegree + 2][kCoreColumns];  // hi, lo, a1..a5
+};
 
 // kCoreExactForward: worst relative error 2^-27.3046875 (interval c = -4)
 inline constexpr CoreTable kCoreExactForward = {{
@@ -102,6 +111,26 @@ inline constexpr CoreTable kCoreSigmoidDerivative = {{
     {0x1.068d88p-12, -0x1.757eecp-4, -0x1.26c974p-4, -0x1.f5592ep-9, 0x1.df7deap-6, 0x1.96330ep-6, 0x1.64e9bp-7, 0x1.e8cae6p-10, -0x1.9c927cp-10, -0x1.1026bp-9, -0x1.a8dfbp-10, -0x1.0fefecp-10, -0x1.3c4e1ep-11, -0x1.4eb03ap-12, -0x1.4896b8p-13, -0x1.199156p-14, 0x1.85bd16p-16, 0x1.e86dfep-15, 0x1.1f8272p-13, 0x1.46452cp-12, 0x1.337d56p-11, 0x1.060f0ap-10, 0x1.a0b354p-10, 0x1.0cbec4p-9, 0x1.a2f96cp-10, -0x1.e1a15ep-10, -0x1.64d396p-7, -0x1.965e1ep-6, -0x1.dbce1ep-6, 0x1.c178acp-9, 0x1.17691ep-4, 0x1.726856p-4, },
     {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, -0x1.2e94p-10, 0, 0, },
     {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0x1.163f18p-27, 0, 0, },
+}};
+// kRingSigmoidForward: worst relative error 2^-27.765625 (interval c = 11.75)
+inline constexpr RingTable kRingSigmoidForward = {{
+    {-0x1.47b4fcp-17, -0x1.b9a8d2p-18, -0x1.295844p-18, -0x1.90066cp-19, -0x1.0cdcacp-19, -0x1.6921ep-20, -0x1.e4b6e6p-21, -0x1.45118p-21, -0x1.b3b864p-22, -0x1.23d61ap-22, -0x1.86b2fcp-23, -0x1.0560dp-23, -0x1.5d8914p-24, -0x1.d32f54p-25, -0x1.38100ap-25, -0x1.a0b23ap-26, -0x1.2152c8p-8, -0x1.91e5fep-9, -0x1.1622a6p-9, -0x1.7fbf72p-10, -0x1.07fbb8p-10, -0x1.6a4568p-11, -0x1.f003c8p-12, -0x1.52dc2ep-12, -0x1.ce1d6ap-13, -0x1.3a8d38p-13, -0x1.ab87aep-14, -0x1.221ce8p-14, -0x1.893034p-15, -0x1.0a1a4ap-15, -0x1.67c222p-16, -0x1.e5d5fp-17, },
+    {-0x1.f6d02p-44, 0x1.2b093cp-43, 0x1.0fe05p-43, 0x1.1e5b08p-44, 0x1.85198p-48, -0x1.1de5ecp-45, 0x1.9abdap-48, 0x1.7b6c1p-46, -0x1.a4544p-50, 0x1.d11854p-47, 0x1.4f5adp-50, -0x1.79599cp-48, -0x1.3523f8p-49, -0x1.9faab4p-50, -0x1.528008p-51, 0x1.c8d374p-51, 0x1.8563p-35, 0x1.69336p-35, 0x1.d20abp-34, 0x1.ad1a68p-36, 0x1.f0398p-37, -0x1.8d148p-38, 0x1.6d73p-38, 0x1.faed2p-40, 0x1.5ab2d4p-38, -0x1.0666a8p-39, -0x1.3193bp-40, -0x1.b761d8p-40, 0x1.86e0fp-42, 0x1.8f5b34p-40, 0x1.65332p-43, -0x1.0ea0ap-44, },
+    {0x1.026588p-16, 0x1.5d15acp-17, 0x1.d7194cp-18, 0x1.3d900ap-18, 0x1.abbabep-19, 0x1.1fcd8ap-19, 0x1.82fb0cp-20, 0x1.03f686p-20, 0x1.5d030ep-21, 0x1.d43bcap-22, 0x1.39e158p-22, 0x1.a48d2ap-23, 0x1.199114p-23, 0x1.78cf8p-24, 0x1.f7fea8p-25, 0x1.50e07p-25, 0x1.a38dd6p-8, 0x1.267c94p-8, 0x1.9b5af2p-9, 0x1.1e1302p-9, 0x1.8c6992p-10, 0x1.11c008p-10, 0x1.78fae2p-11, 0x1.02e33cp-11, 0x1.62bc5ap-12, 0x1.e5069ap-13, 0x1.4aef76p-13, 0x1.c2c996p-14, 0x1.32842p-14, 0x1.a03372p-15, 0x1.1a2b68p-15, 0x1.7e19e6p-16, },
+    {-0x1.94ede6p-17, -0x1.124a82p-17, -0x1.732268p-18, -0x1.f595b8p-19, -0x1.52931p-19, -0x1.c89d8p-20, -0x1.339c14p-20, -0x1.9e1554p-21, -0x1.1677f4p-21, -0x1.763c8p-22, -0x1.f68ec8p-23, -0x1.51326ep-23, -0x1.c42f2p-24, -0x1.2efebep-24, -0x1.95ce5p-25, -0x1.0f9778p-25, -0x1.26b2dep-8, -0x1.a404bap-9, -0x1.29226ap-9, -0x1.a1d8acp-10, -0x1.2447ep-10, -0x1.9713cp-11, -0x1.1a6182p-11, -0x1.866cep-12, -0x1.0d15fcp-12, -0x1.71e83ap-13, -0x1.fb428cp-14, -0x1.5b093p-14, -0x1.d9e1dp-15, -0x1.42f2c6p-15, -0x1.b76daep-16, -0x1.2a7e08p-16, },
+    {0x1.a3e7d8p-18, 0x1.1d6112p-18, 0x1.83556ap-19, 0x1.067df2p-19, 0x1.635322p-20, 0x1.e06c12p-21, 0x1.44683p-21, 0x1.b5a5e8p-22, 0x1.26ee46p-22, 0x1.8d260cp-23, 0x1.0b27c6p-23, 0x1.672062p-24, 0x1.e26492p-25, 0x1.43c1c2p-25, 0x1.b2417ep-26, 0x1.230a74p-26, 0x1.06fbe2p-9, 0x1.7fd178p-10, 0x1.14cd74p-10, 0x1.8b7f66p-11, 0x1.186254p-11, 0x1.8b06ecp-12, 0x1.14c0bcp-12, 0x1.81fc84p-13, 0x1.0c1818p-13, 0x1.73149cp-14, 0x1.000402p-14, 0x1.604042p-15, 0x1.e37316p-16, 0x1.4afe2p-16, 0x1.c44bfap-17, 0x1.346bd4p-17, },
+    {-0x1.444008p-19, -0x1.ba87cep-20, -0x1.2d6d5cp-20, -0x1.99f4a4p-21, -0x1.165932p-21, -0x1.797176p-22, -0x1.ff2a7ap-23, -0x1.59b53ep-23, -0x1.d31134p-24, -0x1.3b2d62p-24, -0x1.a8f082p-25, -0x1.1e32cap-25, -0x1.812972p-26, -0x1.02f426p-26, -0x1.5beee4p-27, -0x1.d32352p-28, -0x1.4443a4p-11, -0x1.ede702p-12, -0x1.6fdf48p-12, -0x1.0d8bfep-12, -0x1.860f86p-13, -0x1.176dc2p-13, -0x1.8d21p-14, -0x1.184f78p-14, -0x1.89742ap-15, -0x1.12cep-15, -0x1.7e3e06p-16, -0x1.08dc8cp-16, -0x1.6dd9acp-17, -0x1.f7df22p-18, -0x1.5a103ep-18, -0x1.da40c6p-19, },
+    {0x1.8a8ee8p-21, 0x1.10012ap-21, 0x1.736b1cp-22, 0x1.fba69p-23, 0x1.58b82cp-23, 0x1.d09fc2p-24, 0x1.3cf8b6p-24, 0x1.b2fe72p-25, 0x1.260becp-25, 0x1.8a5426p-26, 0x1.0b7e9ap-26, 0x1.6afb12p-27, 0x1.e98cd4p-28, 0x1.464b76p-28, 0x1.b9c638p-29, 0x1.2b464cp-29, 0x1.0f459p-13, 0x1.c90504p-14, 0x1.6566d8p-14, 0x1.122fb8p-14, 0x1.99f104p-15, 0x1.2988acp-15, 0x1.b6d18ep-16, 0x1.3e360ep-16, 0x1.bf20ecp-17, 0x1.3e5dd2p-17, 0x1.bb48eep-18, 0x1.38c474p-18, 0x1.b1a868p-19, 0x1.2d242ep-19, 0x1.9b9cc6p-20, 0x1.1f737p-20, },
+}};
+// kRingSigmoidDerivative: worst relative error 2^-27.78125 (interval c = 10)
+inline constexpr RingTable kRingSigmoidDerivative = {{
+    {-0x1.026588p-16, -0x1.5d15acp-17, -0x1.d7194cp-18, -0x1.3d900ap-18, -0x1.abbabep-19, -0x1.1fcd8cp-19, -0x1.82fb0cp-20, -0x1.03f686p-20, -0x1.5d030ep-21, -0x1.d43bccp-22, -0x1.39e158p-22, -0x1.a48d2ap-23, -0x1.199114p-23, -0x1.78cf82p-24, -0x1.f7fea8p-25, -0x1.50e07p-25, -0x1.a38dd6p-8, -0x1.267c94p-8, -0x1.9b5af2p-9, -0x1.1e1302p-9, -0x1.8c6992p-10, -0x1.11c008p-10, -0x1.78fae2p-11, -0x1.02e33cp-11, -0x1.62bc5ap-12, -0x1.e5069ap-13, -0x1.4aef76p-13, -0x1.c2c996p-14, -0x1.32842p-14, -0x1.a03372p-15, -0x1.1a2b6ap-15, -0x1.7e19e6p-16, },
+    {-0x1.0e07bp-43, 0x1.cd8c28p-43, 0x1.10e7dp-44, 0x1.097e18p-44, -0x1.8f8c4p-46, 0x1.c92524p-44, -0x1.de6ab4p-45, 0x1.d3777p-46, 0x1.5d37a8p-47, 0x1.c5fe64p-47, -0x1.33a9ap-48, 0x1.93ee28p-49, 0x1.17e6d8p-49, 0x1.a1f0acp-49, -0x1.e87f5p-51, 0x1.4887b4p-50, 0x1.565c14p-33, 0x1.9789p-33, 0x1.b1bc8p-38, 0x1.d714cp-38, -0x1.0bfdp-38, -0x1.e9757p-35, 0x1.b0442p-39, 0x1.7434d4p-36, -0x1.480da8p-38, 0x1.dd862p-39, -0x1.455cccp-38, 0x1.29ab38p-40, -0x1.d12cdp-41, -0x1.a1a37p-42, 0x1.9ed9fcp-40, -0x1.f738p-50, },
+    {0x1.94ee1cp-16, 0x1.124aa8p-16, 0x1.73229cp-17, 0x1.f59602p-18, 0x1.529342p-18, 0x1.c89dcp-19, 0x1.339c42p-19, 0x1.9e1594p-20, 0x1.16782p-20, 0x1.763cbap-21, 0x1.f68f16p-22, 0x1.5132a4p-22, 0x1.c42f68p-23, 0x1.2efeeep-23, 0x1.95ce9p-24, 0x1.0f97a4p-24, 0x1.26b2e6p-7, 0x1.a404cep-8, 0x1.29227cp-8, 0x1.a1d8c8p-9, 0x1.2447f6p-9, 0x1.9713e2p-10, 0x1.1a619cp-10, 0x1.866d08p-11, 0x1.0d1618p-11, 0x1.71e864p-12, 0x1.fb42c6p-13, 0x1.5b095ap-13, 0x1.d9e20ap-14, 0x1.42f2fp-14, 0x1.b76de6p-15, 0x1.2a7e3p-15, },
+    {-0x1.3aed7p-16, -0x1.ac1282p-17, -0x1.228042p-17, -0x1.89bd64p-18, -0x1.0a7e02p-18, -0x1.684e3ep-19, -0x1.e699dap-20, -0x1.483d64p-20, -0x1.ba660cp-21, -0x1.29db16p-21, -0x1.90bac6p-22, -0x1.0d58a6p-22, -0x1.69cbecp-23, -0x1.e59f98p-24, -0x1.45b066p-24, -0x1.b491p-25, -0x1.8a7b68p-8, -0x1.1fdefcp-8, -0x1.9f344p-9, -0x1.289fap-9, -0x1.a4933ap-10, -0x1.2842d4p-10, -0x1.9f213cp-11, -0x1.217f0ap-11, -0x1.92233ep-12, -0x1.164feep-12, -0x1.80045ep-13, -0x1.083074p-13, -0x1.6a95a4p-14, -0x1.f07c8ap-15, -0x1.533604p-15, -0x1.cea192p-16, },
+    {0x1.43ad88p-17, 0x1.b9bd36p-18, 0x1.2ce20ep-18, 0x1.9931aep-19, 0x1.15d402p-19, 0x1.78c066p-20, 0x1.fe339ep-21, 0x1.590caap-21, 0x1.d229bcp-22, 0x1.3a923ep-22, 0x1.a81f4cp-23, 0x1.1da42ap-23, 0x1.8069d4p-24, 0x1.0272a4p-24, 0x1.5b41dp-25, 0x1.d23802p-26, 0x1.441cb4p-9, 0x1.ed84aap-10, 0x1.6f827p-10, 0x1.0d4096p-10, 0x1.859724p-11, 0x1.171016p-11, 0x1.8c94c2p-12, 0x1.17e648p-12, 0x1.88dc06p-13, 0x1.125ee4p-13, 0x1.7da184p-14, 0x1.086c96p-14, 0x1.6d3d88p-15, 0x1.f70054p-16, 0x1.597746p-16, 0x1.d96b9p-17, },
+    {-0x1.ee70d6p-19, -0x1.530e3ep-19, -0x1.cff95cp-20, -0x1.3cd3ep-20, -0x1.afdefp-21, -0x1.25d828p-21, -0x1.8f3e1cp-22, -0x1.0ed2ccp-22, -0x1.6eef32p-23, -0x1.f0867p-24, -0x1.4f8ae2p-24, -0x1.c506a2p-25, -0x1.317edp-25, -0x1.9ba32cp-26, -0x1.15125ep-26, -0x1.74add8p-27, -0x1.4f5acep-11, -0x1.193216p-11, -0x1.beac8p-12, -0x1.56a38p-12, -0x1.009b4ep-12, -0x1.79a4d2p-13, -0x1.122fccp-13, -0x1.89f58cp-14, -0x1.189e22p-14, -0x1.8cf53ap-15, -0x1.171838p-15, -0x1.8678p-16, -0x1.0feda6p-16, -0x1.7950aep-17, -0x1.04dec4p-17, -0x1.67a2ccp-18, },
+    {0x1.27ca52p-20, 0x1.9570aep-21, 0x1.177332p-21, 0x1.841206p-22, 0x1.0a9be6p-22, 0x1.68569ap-23, 0x1.ef3b32p-24, 0x1.4f8b96p-24, 0x1.cca312p-25, 0x1.36a88cp-25, 0x1.a3da02p-26, 0x1.1c2848p-26, 0x1.7f4e08p-27, 0x1.047d3p-27, 0x1.5cc15p-28, 0x1.d8718ep-29, 0x1.296f5ap-14, 0x1.7a706ep-14, 0x1.6dd526p-14, 0x1.2f68dcp-14, 0x1.e85b8ap-15, 0x1.7c2354p-15, 0x1.1a2dc6p-15, 0x1.a2ccacp-16, 0x1.336048p-16, 0x1.bb5772p-17, 0x1.3a923ap-17, 0x1.c063c8p-18, 0x1.39bffp-18, 0x1.bcc31cp-19, 0x1.353b3ap-19, 0x1.aa664ep-20, },
 }};
 
 // The float32 tail tables (src/common/gelu_f32_math.h, TailF32), from scripts/fit/tail_intervals.py: per function,
@@ -223,6 +252,8 @@ __device__ constexpr CoreTable kCoreSigmoidForwardDevice = kCoreSigmoidForward;
 __device__ constexpr CoreTable kCoreExactDerivativeDevice = kCoreExactDerivative;
 __device__ constexpr CoreTable kCoreTanhDerivativeDevice = kCoreTanhDerivative;
 __device__ constexpr CoreTable kCoreSigmoidDerivativeDevice = kCoreSigmoidDerivative;
+__device__ constexpr RingTable kRingSigmoidForwardDevice = kRingSigmoidForward;
+__device__ constexpr RingTable kRingSigmoidDerivativeDevice = kRingSigmoidDerivative;
 __device__ constexpr TailTable kTailExactForwardDevice = kTailExactForward;
 __device__ constexpr TailTable kTailTanhForwardDevice = kTailTanhForward;
 __device__ constexpr TailTable kTailSigmoidForwardDevice = kTailSigmoidForward;
@@ -254,6 +285,9 @@ __device__ constexpr TailExpTable kTailExp2Device = kTailExp2;
   return form == 0 ? GELU_TABLE_PICK(k##kind##ExactForward)                                                   \
                    : form == 1 ? GELU_TABLE_PICK(k##kind##TanhForward) : GELU_TABLE_PICK(k##kind##SigmoidForward)
 GELU_TABLE_REF_FN const CoreTable& CoreTableFor(int form, bool derivative) { GELU_TABLE_FOR(Core); }
+GELU_TABLE_REF_FN const RingTable& RingSigmoidTableFor(bool derivative) {
+  return derivative ? GELU_TABLE_PICK(kRingSigmoidDerivative) : GELU_TABLE_PICK(kRingSigmoidForward);
+}
 GELU_TABLE_REF_FN const TailTable& TailTableFor(int form, bool derivative) { GELU_TABLE_FOR(Tail); }
 GELU_TABLE_REF_FN const TailExpTable& TailExp2Table() { return GELU_TABLE_PICK(kTailExp2); }
 // The per-form scalars by form and direction (constexpr: template code reads them as constants, on the device too).

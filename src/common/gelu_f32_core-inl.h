@@ -91,6 +91,47 @@ GELU_HD V CoreF32(const Ops& o, V x, V grad_out) {
   return y;
 }
 
+// True where |x| < kRingEnd (false for NaN): with InCore false, the lanes RingF32 serves (forms with HasRing).
+template <class Ops, class V>
+GELU_HD auto InRing(const Ops& o, V x) {
+  return o.Lt(o.Abs(x), o.Set(common::kRingEnd));
+}
+
+// The sigmoid ring (src/common/gelu_f32_math.h): f(x) (kDerivative false) or grad_out * f'(x) for x outside the
+// core range with |x| < kRingEnd. Lanes elsewhere return unspecified values; the caller replaces them.
+// With t = |x| the table (core_tables.h, kRingSigmoid*) fits f(-t) or f'(-t) to degree 5 on intervals of width 1/4
+// centred on c = t rounded to a multiple of 1/4 (4 <= c <= 11.75), in the core's layout: the same column and
+// offset operations on t as CoreF32's on x. The value is hi + tail, tail = lo + a1 d + q d^2 (Horner, as the core's
+// forwards), with |a1 d| <= 0.22 |hi| (|f'/f| <= 1.75 on the ring) and |tail| <= 0.25 |hi|, so tail's roundings
+// are small beside the result's ULP (the forwards' argument in CoreF32). Then:
+//   x < 0:  f(x) = hi + tail; grad_out f'(x) = fma(grad_out, hi, grad_out * tail), grad_out joining before the
+//           one full-size rounding, as in the core.
+//   x > 0:  f(x) = x + s and grad_out f'(x) = grad_out - grad_out s, one fma, with s = hi + tail rounded: |s| is
+//           below 2^-7 of the result (|f(-t)| / t <= 0.0014, |f'(-t)| <= 0.0077), so its rounding moves the
+//           result by under 2^-31 of itself.
+// Fit 2^-27.8 relative; measured over all inputs: docs/ACCURACY.md.
+template <int kForm, bool kDerivative, class Ops, class V>
+GELU_HD V RingF32(const Ops& o, V x, V grad_out) {
+  static_assert(common::HasRing(kForm), "a form with a ring");
+  const V t = o.Abs(x);
+  const V shifted = o.Add(t, o.Set(common::kCoreShifter));  // kCoreShifter + c, exact (CoreF32)
+  const V d = o.QuarterOffset(t, shifted);                    // t - c, exact, |d| <= 1/8
+  V row[common::kRingDegree + 2];  // hi, lo, a1..a5
+  o.template Rows<common::kRingRowsKind, kForm, kDerivative>(o.Column(shifted), row);
+  const V d2 = o.Mul(d, d);
+  V q = row[common::kRingDegree + 1];
+  for (int k = common::kRingDegree; k >= 3; --k) q = o.MulAdd(q, d, row[k]);  // a2 + d * (a3 + ...)
+  const V tail = o.MulAdd(row[2], d, o.MulAdd(q, d2, row[1]));
+  const V hi = row[0];
+  const V s = o.Add(hi, tail);
+  const auto positive = o.Gt(x, o.Set(0.0f));
+  if constexpr (kDerivative) {
+    return o.IfThenElse(positive, o.NegMulAdd(grad_out, s, grad_out), o.MulAdd(grad_out, hi, o.Mul(grad_out, tail)));
+  } else {
+    return o.IfThenElse(positive, o.Add(x, s), s);
+  }
+}
+
 // The lanes (x >= kTailIdentityFrom<Function>, src/common/core_tables.h) where TailF32's result is x itself
 // (forward) or grad_out (derivative): from there |f(-t)| / t or |f'(-t)| is below 2^-26 (identity_from in
 // scripts/fit/tail_intervals.py), far below half an ULP of the result. Kernels return x or grad_out there without

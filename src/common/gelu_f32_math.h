@@ -30,9 +30,15 @@
 //               scaled exactly; f(t) = t + f(-t) and f'(t) = 1 - f'(-t) on the positive side. Where x < 0 gives a
 //               result below 2^-126 (the scaling would round twice), for -inf and NaN: the proven double path of
 //               src/common/gelu_scalar.h (GeluF32InDouble), rounded once. From x >= kTailIdentityFrom<Function>
-//               the result is x or grad_out (TailIdentity), returned without the tail. The AVX2 and AVX-512
-//               kernels run the core on every vector in place and compact the tail lanes of each 1024-element
-//               block, running them a vector at a time.
+//               the result is x or grad_out (TailIdentity), returned without the tail. The sigmoid form's
+//               lanes with |x| < kRingEnd = 11.875 outside the core (its "ring": 60% of U[-10, 10]) skip the tail
+//               too: with t = |x|, f(-t) and f'(-t) from 32 more intervals of width 1/4 (4 <= c <= 11.75) in the
+//               core's layout and method, degree 5 (RingF32; worst relative fit 2^-27.8), then f(t) = t + f(-t) and
+//               f'(t) = 1 - f'(-t). The sigmoid's exponent is linear in t, so exp(-1.702 t) changes by e^0.43
+//               at most across an interval and degree 5 fits; the exact and tanh forms' exponents steepen with
+//               t (t^2 / 2, t^3) and would need far more intervals or degrees. The AVX2 and AVX-512 kernels run
+//               the core on every vector in place (the ring too, where a vector has ring lanes) and compact the
+//               tail lanes of each 1024-element block, running them a vector at a time.
 //   Special:    GELU(+-0) = +-0, GELU(+inf) = +inf, GELU(-inf) = -0, NaN -> NaN; f'(-inf) = 0, f'(+inf) = 1.
 #ifndef GELU_SRC_COMMON_GELU_F32_MATH_H_
 #define GELU_SRC_COMMON_GELU_F32_MATH_H_
@@ -44,15 +50,18 @@
 
 namespace gelu::common {
 
-// The rows of the table a lookup of the core or the tail reads: kind kCoreRowsKind the core table of (form,
-// derivative), kTailRowsKind the tail table, kTailExp2RowsKind the tail's 2^(-j/32) table (form and derivative
+// The rows of the table a lookup of the core, the ring or the tail reads: kind kCoreRowsKind the core table of
+// (form, derivative), kRingRowsKind the sigmoid ring's table, kTailRowsKind the tail table, kTailExp2RowsKind the tail's 2^(-j/32) table (form and derivative
 // unused). Lookups name tables this way, not by reference, so that a policy may read a layout of its own made
 // from the same table at compile time (the AVX2 kernel: src/cpu/gelu-inl.h).
-enum TableKind { kCoreRowsKind, kTailRowsKind, kTailExp2RowsKind };
+enum TableKind { kCoreRowsKind, kRingRowsKind, kTailRowsKind, kTailExp2RowsKind };
 template <int kKind, int kForm, bool kDerivative>
 GELU_HD constexpr const auto& TableRowsOf() {
   if constexpr (kKind == kCoreRowsKind) {
     return CoreTableFor(kForm, kDerivative).row;
+  } else if constexpr (kKind == kRingRowsKind) {
+    static_assert(kForm == 2, "only the sigmoid form has a ring (HasRing)");
+    return RingSigmoidTableFor(kDerivative).row;
   } else if constexpr (kKind == kTailRowsKind) {
     return TailTableFor(kForm, kDerivative).row;
   } else {
@@ -89,7 +98,10 @@ struct CoreRootInterval {
   static constexpr float kA1Lo = kRows[9][kColumn];
 };
 
-// InCore, CoreF32: the per-lane math, compiled here for one lane and per Highway target in src/cpu/gelu-inl.h.
+// Whether form kForm has a ring (RingF32): the sigmoid only (the method comment above says why).
+GELU_HD constexpr bool HasRing(int form) { return form == 2; }
+
+// InCore, CoreF32, InRing, RingF32, TailF32: the per-lane math, compiled here for one lane and per Highway target in src/cpu/gelu-inl.h.
 #include "src/common/gelu_f32_core-inl.h"
 
 // One lane of float, for the host and CUDA device code: the generic operations (gelu_scalar.h) and the float
@@ -142,6 +154,9 @@ GELU_HD float ForwardF32Form(float x) {
   const ScalarOps o;
   if (InCore(o, x)) return CoreF32<kForm, false>(o, x, 1.0f);
   if (TailIdentity<kForm, false>(o, x)) return x;
+  if constexpr (HasRing(kForm)) {
+    if (InRing(o, x)) return RingF32<kForm, false>(o, x, 1.0f);
+  }
   const auto tail = TailF32<kForm, false>(o, x, 1.0f);
   return tail.valid ? tail.value : ForwardF32InDouble(x, kForm);
 }
@@ -150,6 +165,9 @@ GELU_HD float BackwardF32Form(float grad_out, float x) {
   const ScalarOps o;
   if (InCore(o, x)) return CoreF32<kForm, true>(o, x, grad_out);
   if (TailIdentity<kForm, true>(o, x)) return grad_out;
+  if constexpr (HasRing(kForm)) {
+    if (InRing(o, x)) return RingF32<kForm, true>(o, x, grad_out);
+  }
   const auto tail = TailF32<kForm, true>(o, x, grad_out);
   return tail.valid ? tail.value : BackwardF32InDouble(grad_out, x, kForm);
 }

@@ -113,6 +113,7 @@ struct HwyOps {
   static HWY_INLINE V Div(V a, V b) { return hn::Div(a, b); }
   static HWY_INLINE V MulAdd(V a, V b, V c) { return hn::MulAdd(a, b, c); }
   static HWY_INLINE V MulSub(V a, V b, V c) { return hn::MulSub(a, b, c); }
+  static HWY_INLINE V NegMulAdd(V a, V b, V c) { return hn::NegMulAdd(a, b, c); }
   static HWY_INLINE V Neg(V a) { return hn::Neg(a); }
   static HWY_INLINE auto Ge(V a, V b) { return hn::Ge(a, b); }
   static HWY_INLINE auto Eq(V a, V b) { return hn::Eq(a, b); }
@@ -447,11 +448,20 @@ HWY_INLINE void GeluF32Run(const float* g, const float* x, float* y, size_t coun
         // Identity lanes (x >= kTailIdentityFrom > kCoreEnd): the result is x or grad_out.
         const auto identity = gelu::HWY_NAMESPACE::TailIdentity<kForm, kBackward>(o, xv);
         v = hn::IfThenElse(identity, kBackward ? gv : xv, v);
-        const auto tail = hn::AndNot(identity, outside);
+        auto tail = hn::AndNot(identity, outside);
+        if constexpr (common::HasRing(kForm)) {
+          // The sigmoid's ring lanes, in place: the whole vector through RingF32 costs about what the core does,
+          // less than compacting its lanes.
+          const auto ring = hn::And(tail, gelu::HWY_NAMESPACE::InRing(o, xv));
+          v = hn::IfThenElse(ring, gelu::HWY_NAMESPACE::RingF32<kForm, kBackward>(o, xv, gv), v);
+          tail = hn::AndNot(ring, tail);
+        }
         tail_bits = MaskBits(df, tail);
-        CompactLanes<decltype(df)>(xv, tail, tail_bits, tail_x + tails);
-        if constexpr (kBackward) CompactLanes<decltype(df)>(gv, tail, tail_bits, tail_g + tails);
-        tails += static_cast<size_t>(__builtin_popcount(tail_bits));
+        if (tail_bits != 0) {
+          CompactLanes<decltype(df)>(xv, tail, tail_bits, tail_x + tails);
+          if constexpr (kBackward) CompactLanes<decltype(df)>(gv, tail, tail_bits, tail_g + tails);
+          tails += static_cast<size_t>(__builtin_popcount(tail_bits));
+        }
       }
       tail_masks[i / N] = tail_bits;
       // Stored after x (and grad_out) of this vector were read: in-place calls are allowed.
