@@ -12,21 +12,25 @@ GELU_HD auto InCore(const Ops& o, V x) {
   return o.And(o.Ge(x, o.Set(common::kCoreMin)), o.Lt(x, o.Set(common::kCoreEnd)));
 }
 
-// The core evaluation of form kForm (0 none, 1 tanh, 2 sigmoid): f(x) (kDerivative false) or grad_out * f'(x)
-// (kDerivative true), for x in the core range. Lanes outside it return unspecified values (finite, or NaN); the
-// caller replaces them.
-template <int kForm, bool kDerivative, class Ops, class V>
-GELU_HD V CoreF32(const Ops& o, V x, V grad_out) {
-  // shifted = kCoreShifter + c, c = x rounded to a multiple of 1/4 (ties to even), exact; d = x - c, exact,
+// The interval polynomial of the core and of the sigmoid ring: for v (x in the core, t = |x| in the ring) and
+// shifted = v + kCoreShifter, the function the table of kind kKind fits at v (f, f/x or f'), times u, rounded once
+// as fma(u, head, u * tail) (below). The table's column is `column` (j mod 32 from shifted; the AVX2 kernel's
+// kCoreAndRingRowsKind adds 32 for a ring lane). kKind kRingRowsKind reads the ring's rows hi, lo, a1..a5 and
+// starts the polynomial at a5: the same bits as a6 = 0 (fma(0, d, a5) = a5), which is what the combined table
+// holds in a ring column, so a lane gets the same bits whichever kind evaluates it.
+template <int kForm, bool kDerivative, int kKind, class Ops, class V, class C, class M = bool>
+GELU_HD V IntervalsF32(const Ops& o, V v, V shifted, C column, V u, const M* ring = nullptr) {
+  // shifted = kCoreShifter + c, c = v rounded to a multiple of 1/4 (ties to even), exact; d = v - c, exact,
   // |d| <= 1/8. Interval tests compare shifted with kCoreShifter + a centre (exact: the float spacing there is
-  // 1/4), so c itself is never formed: the policy may compute d from x alone (AVX-512: one vreduceps).
-  const V shifted = o.Add(x, o.Set(common::kCoreShifter));
-  const auto column = o.Column(shifted);  // j mod 32
-  V d = o.QuarterOffset(x, shifted);
-  // The column's coefficients (core_tables.h): rows 0..7 (hi, lo, a1..a6).
-  V row[8];
-  o.template Rows<common::kCoreRowsKind, kForm, kDerivative>(column, row);
-  // The derivative's root interval is expanded about the float nearest the root (CoreRootInterval; exact).
+  // 1/4), so c itself is never formed: the policy may compute d from v alone (AVX-512: one vreduceps).
+  V d = o.QuarterOffset(v, shifted);
+  // The column's coefficients (core_tables.h): rows 0..7 (hi, lo, a1..a6), or 0..6 for the ring (no a6).
+  constexpr bool kHasA6 = kKind != common::kRingRowsKind;
+  V row[kHasA6 ? 8 : common::kRingDegree + 2];
+  static_assert(common::kRingDegree == 5, "the ring's rows are the core's less a6");
+  o.template Rows<kKind, kForm, kDerivative>(column, row);
+  // The derivative's root interval is expanded about the float nearest the root (CoreRootInterval; exact). A ring
+  // lane never matches: its shifted is kCoreShifter + c with c >= 4.
   using Root = common::CoreRootInterval<kForm>;
   constexpr float kShiftedRoot = common::kCoreShifter + Root::kCentre;
   static_assert(kShiftedRoot - common::kCoreShifter == Root::kCentre, "an exact shifted centre");
@@ -40,10 +44,16 @@ GELU_HD V CoreF32(const Ops& o, V x, V grad_out) {
   const V d2 = o.Mul(d, d);
   V q;
   if constexpr (kDerivative) {
-    q = o.MulAdd(o.MulAdd(o.MulAdd(row[7], d, row[6]), d, row[5]), d2, o.MulAdd(row[4], d, row[3]));
+    V a6d_a5 = row[6];
+    if constexpr (kHasA6) a6d_a5 = o.MulAdd(row[7], d, row[6]);
+    q = o.MulAdd(o.MulAdd(a6d_a5, d, row[5]), d2, o.MulAdd(row[4], d, row[3]));
   } else {
-    q = row[7];
-    q = o.MulAdd(q, d, row[6]);
+    if constexpr (kHasA6) {
+      q = row[7];
+      q = o.MulAdd(q, d, row[6]);
+    } else {
+      q = row[6];
+    }
     q = o.MulAdd(q, d, row[5]);
     q = o.MulAdd(q, d, row[4]);
     q = o.MulAdd(q, d, row[3]);  // a2 + d * (a3 + ...)
@@ -51,20 +61,27 @@ GELU_HD V CoreF32(const Ops& o, V x, V grad_out) {
   const V a1 = row[2];
   const V lo = row[1];
   const V hi = row[0];
-  // u multiplies the fitted polynomial: x where the forward table fits f(x)/x, 1 where it fits f, grad_out for
-  // derivatives. The result is fma(u, head, u * tail) with head + tail the polynomial's value and |tail| a small
-  // fraction of it, so the one full-size rounding is the last one.
-  V u = grad_out;
-  constexpr float kShiftedFirstRatio = common::kCoreShifter + common::kCoreFirstRatioCentre;
-  static_assert(kShiftedFirstRatio - common::kCoreShifter == common::kCoreFirstRatioCentre, "an exact shifted centre");
-  if constexpr (!kDerivative) u = o.IfThenElse(o.Ge(shifted, o.Set(kShiftedFirstRatio)), x, o.Set(1.0f));
-  V y;
-  if constexpr (kDerivative) {
-    // Derivatives (bound 2 ULP, any grad_out too): next to f's minimum |f'| is small beside its variation over an
-    // interval, so |d * a1| reaches ~1.3 |f'| there. The linear term is added exactly (TwoProduct by FMA, then
-    // Fast2Sum), so that the tail's rounding, and that of grad_out * tail, are those of the quadratic and higher
-    // terms only. Fast2Sum is exact when |hi| >= |d * a1|, which holds on every interval except the root
-    // intervals, and there hi = 0 (their tiny constant is in lo). Without this (the forwards' form below) the
+  // u multiplies the fitted polynomial (the callers say what it is); head + tail is the polynomial's value with
+  // |tail| a small fraction of it, so the one full-size rounding is the last one.
+  // Forwards, and the ring's derivatives: |d * a1| <= ~0.5 |f(x)| (at x = -3.875, where the table fits f itself;
+  // |f'/f| ~ |x| there; in the ring <= 0.22 |f| and |f'|), and the linear term enters the tail through one fma:
+  // the tail is rounded once, to half its own ULP (a quarter of the result's), and the rest (lo + q d^2, a few
+  // percent of the result) carries negligible error. Measured over all inputs of the core range on AVX3: exact
+  // 0.913 ULP at x = -3.8646 (bound 1), tanh 1.012, sigmoid 0.654; docs/ACCURACY.md has the full sweep. Adding
+  // the linear term exactly too (as the core's derivatives do) gave 0.706 for the exact form at ~40% more time; a
+  // plain Horner tail, fma(fma(q, d, a1), d, lo), rounds q d + a1 first and reached 1.26 ULP.
+  const auto linear_in_tail = [&]() {
+    const V tail = o.MulAdd(a1, d, o.MulAdd(q, d2, lo));
+    return o.MulAdd(u, hi, o.Mul(u, tail));
+  };
+  if constexpr (!kDerivative || kKind == common::kRingRowsKind) {
+    return linear_in_tail();
+  } else {
+    // The core's derivatives (bound 2 ULP, any grad_out too): next to f's minimum |f'| is small beside its
+    // variation over an interval, so |d * a1| reaches ~1.3 |f'| there. The linear term is added exactly
+    // (TwoProduct by FMA, then Fast2Sum), so that the tail's rounding, and that of grad_out * tail, are those of the
+    // quadratic and higher terms only. Fast2Sum is exact when |hi| >= |d * a1|, which holds on every interval
+    // except the root intervals, and there hi = 0 (their tiny constant is in lo). Without this (the form above) the
     // maximum with grad_out = 1 measured 1.17 ULP, and each grad_out rounding could add up to ~1 ULP more.
     const V t = o.Mul(d, a1);
     const V t_lo = o.MulSub(d, a1, t);  // d * a1 - t, exact
@@ -73,22 +90,33 @@ GELU_HD V CoreF32(const Ops& o, V x, V grad_out) {
     // lo plus d times the low part of a1 (the root interval only)
     const V low = o.MulAddWhere(root, d, o.Set(Root::kA1Lo), lo);
     const V tail = o.MulAdd(q, d2, o.Add(low, o.Add(t_lo, head_lo)));
-    y = o.MulAdd(u, head, o.Mul(u, tail));
-  } else {
-    // Forwards: |d * a1| <= ~0.5 |f(x)| (at x = -3.875, where the table fits f itself; |f'/f| ~ |x| there), and
-    // the linear term enters the tail through one fma: the tail is rounded once, to half its own ULP (a quarter
-    // of the result's), and the rest (lo + q d^2, a few percent of the result) carries negligible error. Measured
-    // over all inputs of the core range on AVX3: exact 0.913 ULP at x = -3.8646 (bound 1), tanh 1.012, sigmoid
-    // 0.654; docs/ACCURACY.md has the full sweep. Adding the linear term exactly too (as derivatives do) gave
-    // 0.706 for the exact form at ~40% more time; a plain Horner tail, fma(fma(q, d, a1), d, lo), rounds
-    // q d + a1 first and reached 1.26 ULP.
-    const V tail = o.MulAdd(a1, d, o.MulAdd(q, d2, lo));
-    y = o.MulAdd(u, hi, o.Mul(u, tail));
+    const V y = o.MulAdd(u, head, o.Mul(u, tail));
+    // Both tables at once (CoreOrRingF32): the ring's lanes take the ring's arithmetic.
+    if constexpr (kKind == common::kCoreAndRingRowsKind) return o.IfThenElse(*ring, linear_in_tail(), y);
+    return y;
   }
+}
+
+// The forward tables fit f(x)/x from the interval centred at kCoreFirstRatioCentre up: there u = x.
+template <class Ops, class V>
+GELU_HD auto FitsRatio(const Ops& o, V shifted) {
+  constexpr float kShiftedFirstRatio = common::kCoreShifter + common::kCoreFirstRatioCentre;
+  static_assert(kShiftedFirstRatio - common::kCoreShifter == common::kCoreFirstRatioCentre, "an exact shifted centre");
+  return o.Ge(shifted, o.Set(kShiftedFirstRatio));
+}
+
+// The core evaluation of form kForm (0 none, 1 tanh, 2 sigmoid): f(x) (kDerivative false) or grad_out * f'(x)
+// (kDerivative true), for x in the core range. Lanes outside it return unspecified values (finite, or NaN); the
+// caller replaces them. u: x where the forward table fits f(x)/x, 1 where it fits f, grad_out for derivatives.
+template <int kForm, bool kDerivative, class Ops, class V>
+GELU_HD V CoreF32(const Ops& o, V x, V grad_out) {
+  const V shifted = o.Add(x, o.Set(common::kCoreShifter));
+  V u = grad_out;
+  if constexpr (!kDerivative) u = o.IfThenElse(FitsRatio(o, shifted), x, o.Set(1.0f));
   // f(x) has the sign of x, zeros included, with no copysign: only x = -0 could miss it, and there c = 0, whose
   // forward tables hold hi = 1/2, lo = +0 exactly (core_intervals.sollya), so tail = +0 and y = -0 * 1/2 + -0 * +0
   // = -0 (the exhaustive suite counts +0 and -0 apart). Tiny x != 0 get the sign of x * hi, which dominates.
-  return y;
+  return IntervalsF32<kForm, kDerivative, common::kCoreRowsKind>(o, x, shifted, o.Column(shifted), u);
 }
 
 // True where |x| < kRingEnd (false for NaN): with InCore false, the lanes RingF32 serves (forms with HasRing).
@@ -97,39 +125,46 @@ GELU_HD auto InRing(const Ops& o, V x) {
   return o.Lt(o.Abs(x), o.Set(common::kRingEnd));
 }
 
+// The sigmoid ring's finish (RingF32): y = f(-t) (u = 1) or grad_out f'(-t) (u = grad_out) from IntervalsF32 at
+// t = |x|; for x > 0, f(t) = t + f(-t) and grad_out f'(t) = grad_out - grad_out f'(-t). There |f(-t)| / t <= 0.0014
+// and |f'(-t)| <= 0.0077, so y's rounding moves the result by under 2^-31 of itself. (grad_out - y, not
+// y + grad_out with u = -grad_out: for grad_out = -0 that would give +0.)
+template <bool kDerivative, class Ops, class V, class M>
+GELU_HD V RingFinish(const Ops& o, V x, V grad_out, V y, M positive_ring) {
+  return o.IfThenElse(positive_ring, kDerivative ? o.Sub(grad_out, y) : o.Add(x, y), y);
+}
+
 // The sigmoid ring (src/common/gelu_f32_math.h): f(x) (kDerivative false) or grad_out * f'(x) for x outside the
 // core range with |x| < kRingEnd. Lanes elsewhere return unspecified values; the caller replaces them.
 // With t = |x| the table (core_tables.h, kRingSigmoid*) fits f(-t) or f'(-t) to degree 5 on intervals of width 1/4
-// centred on c = t rounded to a multiple of 1/4 (4 <= c <= 11.75), in the core's layout: the same column and
-// offset operations on t as CoreF32's on x. The value is hi + tail, tail = lo + a1 d + q d^2 (Horner, as the core's
-// forwards), with |a1 d| <= 0.22 |hi| (|f'/f| <= 1.75 on the ring) and |tail| <= 0.25 |hi|, so tail's roundings
-// are small beside the result's ULP (the forwards' argument in CoreF32). Then:
-//   x < 0:  f(x) = hi + tail; grad_out f'(x) = fma(grad_out, hi, grad_out * tail), grad_out joining before the
-//           one full-size rounding, as in the core.
-//   x > 0:  f(x) = x + s and grad_out f'(x) = grad_out - grad_out s, one fma, with s = hi + tail rounded: |s| is
-//           below 2^-7 of the result (|f(-t)| / t <= 0.0014, |f'(-t)| <= 0.0077), so its rounding moves the
-//           result by under 2^-31 of itself.
-// Fit 2^-27.8 relative; measured over all inputs: docs/ACCURACY.md.
+// centred on c = t rounded to a multiple of 1/4 (4 <= c <= 11.75), in the core's layout, evaluated by the core's
+// arithmetic (IntervalsF32) on t with u = 1 or grad_out, derivatives as forwards (the linear term inside the
+// tail's fma): |a1 d| <= 0.22 |hi| (|f'/f| <= 1.75 on the ring), so the core's forward error argument holds with a
+// smaller linear term. Fit 2^-27.8 relative; measured over all inputs: docs/ACCURACY.md.
 template <int kForm, bool kDerivative, class Ops, class V>
 GELU_HD V RingF32(const Ops& o, V x, V grad_out) {
   static_assert(common::HasRing(kForm), "a form with a ring");
   const V t = o.Abs(x);
-  const V shifted = o.Add(t, o.Set(common::kCoreShifter));  // kCoreShifter + c, exact (CoreF32)
-  const V d = o.QuarterOffset(t, shifted);                    // t - c, exact, |d| <= 1/8
-  V row[common::kRingDegree + 2];  // hi, lo, a1..a5
-  o.template Rows<common::kRingRowsKind, kForm, kDerivative>(o.Column(shifted), row);
-  const V d2 = o.Mul(d, d);
-  V q = row[common::kRingDegree + 1];
-  for (int k = common::kRingDegree; k >= 3; --k) q = o.MulAdd(q, d, row[k]);  // a2 + d * (a3 + ...)
-  const V tail = o.MulAdd(row[2], d, o.MulAdd(q, d2, row[1]));
-  const V hi = row[0];
-  const V s = o.Add(hi, tail);
-  const auto positive = o.Gt(x, o.Set(0.0f));
-  if constexpr (kDerivative) {
-    return o.IfThenElse(positive, o.NegMulAdd(grad_out, s, grad_out), o.MulAdd(grad_out, hi, o.Mul(grad_out, tail)));
-  } else {
-    return o.IfThenElse(positive, o.Add(x, s), s);
-  }
+  const V shifted = o.Add(t, o.Set(common::kCoreShifter));
+  const V y = IntervalsF32<kForm, kDerivative, common::kRingRowsKind>(o, t, shifted, o.Column(shifted),
+                                                                         kDerivative ? grad_out : o.Set(1.0f));
+  return RingFinish<kDerivative>(o, x, grad_out, y, o.Gt(x, o.Set(0.0f)));
+}
+
+// CoreF32 where `ring` is false and RingF32 where it is true, in one evaluation: v = x or |x|, and each lane's
+// column read from the core's table or the ring's (the policy's kCoreAndRingRowsKind lookup, column + 32 for a ring
+// lane). The same bits as the two functions lane by lane. For the AVX2 kernel, whose lookup reads any lane's own
+// column at the same cost (a per-lane load), so a vector of core and ring lanes costs one evaluation, not two.
+template <int kForm, bool kDerivative, class Ops, class V, class M>
+GELU_HD V CoreOrRingF32(const Ops& o, V x, V grad_out, M ring) {
+  static_assert(common::HasRing(kForm), "a form with a ring");
+  const V v = o.IfThenElse(ring, o.Abs(x), x);
+  const V shifted = o.Add(v, o.Set(common::kCoreShifter));
+  V u = grad_out;
+  if constexpr (!kDerivative) u = o.IfThenElse(o.AndNot(ring, FitsRatio(o, shifted)), x, o.Set(1.0f));
+  const V y = IntervalsF32<kForm, kDerivative, common::kCoreAndRingRowsKind>(
+      o, v, shifted, o.RingColumn(o.Column(shifted), ring), u, &ring);
+  return RingFinish<kDerivative>(o, x, grad_out, y, o.And(ring, o.Gt(x, o.Set(0.0f))));
 }
 
 // The lanes (x >= kTailIdentityFrom<Function>, src/common/core_tables.h) where TailF32's result is x itself

@@ -37,8 +37,9 @@
 //               f'(t) = 1 - f'(-t). The sigmoid's exponent is linear in t, so exp(-1.702 t) changes by e^0.43
 //               at most across an interval and degree 5 fits; the exact and tanh forms' exponents steepen with
 //               t (t^2 / 2, t^3) and would need far more intervals or degrees. The AVX2 and AVX-512 kernels run
-//               the core on every vector in place (the ring too, where a vector has ring lanes) and compact the
-//               tail lanes of each 1024-element block, running them a vector at a time.
+//               the core on every vector in place (the ring too, where a vector has ring lanes: on AVX2 in the
+//               same evaluation, CoreOrRingF32) and compact the tail lanes of each 1024-element block, running
+//               them a vector at a time.
 //   Special:    GELU(+-0) = +-0, GELU(+inf) = +inf, GELU(-inf) = -0, NaN -> NaN; f'(-inf) = 0, f'(+inf) = 1.
 #ifndef GELU_SRC_COMMON_GELU_F32_MATH_H_
 #define GELU_SRC_COMMON_GELU_F32_MATH_H_
@@ -51,10 +52,12 @@
 namespace gelu::common {
 
 // The rows of the table a lookup of the core, the ring or the tail reads: kind kCoreRowsKind the core table of
-// (form, derivative), kRingRowsKind the sigmoid ring's table, kTailRowsKind the tail table, kTailExp2RowsKind the tail's 2^(-j/32) table (form and derivative
-// unused). Lookups name tables this way, not by reference, so that a policy may read a layout of its own made
-// from the same table at compile time (the AVX2 kernel: src/cpu/gelu-inl.h).
-enum TableKind { kCoreRowsKind, kRingRowsKind, kTailRowsKind, kTailExp2RowsKind };
+// (form, derivative), kRingRowsKind the sigmoid ring's table, kTailRowsKind the tail table, kTailExp2RowsKind the
+// tail's 2^(-j/32) table (form and derivative unused). Lookups name tables this way, not by reference, so that a
+// policy may read a layout of its own made from the same table at compile time (the AVX2 kernel:
+// src/cpu/gelu-inl.h). kCoreAndRingRowsKind: the core's and the sigmoid ring's tables at once (column + 32 for the
+// ring), a layout only the AVX2 kernel builds (CoreOrRingF32).
+enum TableKind { kCoreRowsKind, kRingRowsKind, kCoreAndRingRowsKind, kTailRowsKind, kTailExp2RowsKind };
 template <int kKind, int kForm, bool kDerivative>
 GELU_HD constexpr const auto& TableRowsOf() {
   if constexpr (kKind == kCoreRowsKind) {
@@ -62,6 +65,8 @@ GELU_HD constexpr const auto& TableRowsOf() {
   } else if constexpr (kKind == kRingRowsKind) {
     static_assert(kForm == 2, "only the sigmoid form has a ring (HasRing)");
     return RingSigmoidTableFor(kDerivative).row;
+  } else if constexpr (kKind == kCoreAndRingRowsKind) {
+    static_assert(kKind != kCoreAndRingRowsKind, "no single table: the policy that reads it builds its layout");
   } else if constexpr (kKind == kTailRowsKind) {
     return TailTableFor(kForm, kDerivative).row;
   } else {
