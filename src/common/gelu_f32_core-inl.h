@@ -12,14 +12,21 @@ GELU_HD auto InCore(const Ops& o, V x) {
   return o.And(o.Ge(x, o.Set(common::kCoreMin)), o.Lt(x, o.Set(common::kCoreEnd)));
 }
 
+// An interval polynomial's value as head + tail, |tail| a small fraction of |head|: the caller forms u times it as
+// fma(u, head, u * tail), so that the one full-size rounding is the last one.
+template <class V>
+struct HeadTail {
+  V head, tail;
+};
+
 // The interval polynomial of the core and of the sigmoid ring: for v (x in the core, t = |x| in the ring) and
-// shifted = v + kCoreShifter, the function the table of kind kKind fits at v (f, f/x or f'), times u, rounded once
-// as fma(u, head, u * tail) (below). The table's column is `column` (j mod 32 from shifted; the AVX2 kernel's
-// kCoreAndRingRowsKind adds 32 for a ring lane). kKind kRingRowsKind reads the ring's rows hi, lo, a1..a5 and
-// starts the polynomial at a5: the same bits as a6 = 0 (fma(0, d, a5) = a5), which is what the combined table
-// holds in a ring column, so a lane gets the same bits whichever kind evaluates it.
+// shifted = v + kCoreShifter, the function the table of kind kKind fits at v (f, f/x or f'), as head + tail. The
+// table's column is `column` (j mod 32 from shifted; the AVX2 kernel's kCoreAndRingRowsKind adds 32 for a ring
+// lane, and `ring` says which lanes those are). kKind kRingRowsKind reads the ring's rows hi, lo, a1..a5 and starts
+// the polynomial at a5: the same bits as a6 = 0 (fma(0, d, a5) = a5), which is what the combined table holds in a
+// ring column, so a lane gets the same bits whichever kind evaluates it.
 template <int kForm, bool kDerivative, int kKind, class Ops, class V, class C, class M = bool>
-GELU_HD V IntervalsF32(const Ops& o, V v, V shifted, C column, V u, const M* ring = nullptr) {
+GELU_HD HeadTail<V> IntervalsF32(const Ops& o, V v, V shifted, C column, const M* ring = nullptr) {
   // shifted = kCoreShifter + c, c = v rounded to a multiple of 1/4 (ties to even), exact; d = v - c, exact,
   // |d| <= 1/8. Interval tests compare shifted with kCoreShifter + a centre (exact: the float spacing there is
   // 1/4), so c itself is never formed: the policy may compute d from v alone (AVX-512: one vreduceps).
@@ -61,8 +68,6 @@ GELU_HD V IntervalsF32(const Ops& o, V v, V shifted, C column, V u, const M* rin
   const V a1 = row[2];
   const V lo = row[1];
   const V hi = row[0];
-  // u multiplies the fitted polynomial (the callers say what it is); head + tail is the polynomial's value with
-  // |tail| a small fraction of it, so the one full-size rounding is the last one.
   // Forwards, and the ring's derivatives: |d * a1| <= ~0.5 |f(x)| (at x = -3.875, where the table fits f itself;
   // |f'/f| ~ |x| there; in the ring <= 0.22 |f| and |f'|), and the linear term enters the tail through one fma:
   // the tail is rounded once, to half its own ULP (a quarter of the result's), and the rest (lo + q d^2, a few
@@ -70,12 +75,9 @@ GELU_HD V IntervalsF32(const Ops& o, V v, V shifted, C column, V u, const M* rin
   // 0.913 ULP at x = -3.8646 (bound 1), tanh 1.012, sigmoid 0.654; docs/ACCURACY.md has the full sweep. Adding
   // the linear term exactly too (as the core's derivatives do) gave 0.706 for the exact form at ~40% more time; a
   // plain Horner tail, fma(fma(q, d, a1), d, lo), rounds q d + a1 first and reached 1.26 ULP.
-  const auto linear_in_tail = [&]() {
-    const V tail = o.MulAdd(a1, d, o.MulAdd(q, d2, lo));
-    return o.MulAdd(u, hi, o.Mul(u, tail));
-  };
+  const V linear_in_tail = o.MulAdd(a1, d, o.MulAdd(q, d2, lo));
   if constexpr (!kDerivative || kKind == common::kRingRowsKind) {
-    return linear_in_tail();
+    return HeadTail<V>{hi, linear_in_tail};
   } else {
     // The core's derivatives (bound 2 ULP, any grad_out too): next to f's minimum |f'| is small beside its
     // variation over an interval, so |d * a1| reaches ~1.3 |f'| there. The linear term is added exactly
@@ -90,11 +92,18 @@ GELU_HD V IntervalsF32(const Ops& o, V v, V shifted, C column, V u, const M* rin
     // lo plus d times the low part of a1 (the root interval only)
     const V low = o.MulAddWhere(root, d, o.Set(Root::kA1Lo), lo);
     const V tail = o.MulAdd(q, d2, o.Add(low, o.Add(t_lo, head_lo)));
-    const V y = o.MulAdd(u, head, o.Mul(u, tail));
     // Both tables at once (CoreOrRingF32): the ring's lanes take the ring's arithmetic.
-    if constexpr (kKind == common::kCoreAndRingRowsKind) return o.IfThenElse(*ring, linear_in_tail(), y);
-    return y;
+    if constexpr (kKind == common::kCoreAndRingRowsKind) {
+      return HeadTail<V>{o.IfThenElse(*ring, hi, head), o.IfThenElse(*ring, linear_in_tail, tail)};
+    }
+    return HeadTail<V>{head, tail};
   }
+}
+
+// grad_out times an interval's value, rounded once.
+template <class Ops, class V>
+GELU_HD V TimesHeadTail(const Ops& o, V u, HeadTail<V> p) {
+  return o.MulAdd(u, p.head, o.Mul(u, p.tail));
 }
 
 // The forward tables fit f(x)/x from the interval centred at kCoreFirstRatioCentre up: there u = x.
@@ -107,16 +116,17 @@ GELU_HD auto FitsRatio(const Ops& o, V shifted) {
 
 // The core evaluation of form kForm (0 none, 1 tanh, 2 sigmoid): f(x) (kDerivative false) or grad_out * f'(x)
 // (kDerivative true), for x in the core range. Lanes outside it return unspecified values (finite, or NaN); the
-// caller replaces them. u: x where the forward table fits f(x)/x, 1 where it fits f, grad_out for derivatives.
+// caller replaces them. The polynomial's value times x where the forward table fits f(x)/x, times 1 where it fits f,
+// times grad_out for derivatives.
 template <int kForm, bool kDerivative, class Ops, class V>
 GELU_HD V CoreF32(const Ops& o, V x, V grad_out) {
   const V shifted = o.Add(x, o.Set(common::kCoreShifter));
-  V u = grad_out;
-  if constexpr (!kDerivative) u = o.IfThenElse(FitsRatio(o, shifted), x, o.Set(1.0f));
+  const auto p = IntervalsF32<kForm, kDerivative, common::kCoreRowsKind>(o, x, shifted, o.Column(shifted));
+  if constexpr (kDerivative) return TimesHeadTail(o, grad_out, p);
   // f(x) has the sign of x, zeros included, with no copysign: only x = -0 could miss it, and there c = 0, whose
   // forward tables hold hi = 1/2, lo = +0 exactly (core_intervals.sollya), so tail = +0 and y = -0 * 1/2 + -0 * +0
   // = -0 (the exhaustive suite counts +0 and -0 apart). Tiny x != 0 get the sign of x * hi, which dominates.
-  return IntervalsF32<kForm, kDerivative, common::kCoreRowsKind>(o, x, shifted, o.Column(shifted), u);
+  return o.TimesWhere(FitsRatio(o, shifted), x, p.head, p.tail);
 }
 
 // True where |x| < kRingEnd (false for NaN): with InCore false, the lanes RingF32 serves (forms with HasRing).
@@ -146,8 +156,8 @@ GELU_HD V RingF32(const Ops& o, V x, V grad_out) {
   static_assert(common::HasRing(kForm), "a form with a ring");
   const V t = o.Abs(x);
   const V shifted = o.Add(t, o.Set(common::kCoreShifter));
-  const V y = IntervalsF32<kForm, kDerivative, common::kRingRowsKind>(o, t, shifted, o.Column(shifted),
-                                                                         kDerivative ? grad_out : o.Set(1.0f));
+  const auto p = IntervalsF32<kForm, kDerivative, common::kRingRowsKind>(o, t, shifted, o.Column(shifted));
+  const V y = kDerivative ? TimesHeadTail(o, grad_out, p) : o.Add(p.head, p.tail);
   return RingFinish<kDerivative>(o, x, grad_out, y, o.Gt(x, o.Set(0.0f)));
 }
 
@@ -160,10 +170,10 @@ GELU_HD V CoreOrRingF32(const Ops& o, V x, V grad_out, M ring) {
   static_assert(common::HasRing(kForm), "a form with a ring");
   const V v = o.IfThenElse(ring, o.Abs(x), x);
   const V shifted = o.Add(v, o.Set(common::kCoreShifter));
-  V u = grad_out;
-  if constexpr (!kDerivative) u = o.IfThenElse(o.AndNot(ring, FitsRatio(o, shifted)), x, o.Set(1.0f));
-  const V y = IntervalsF32<kForm, kDerivative, common::kCoreAndRingRowsKind>(
-      o, v, shifted, o.RingColumn(o.Column(shifted), ring), u, &ring);
+  const auto p = IntervalsF32<kForm, kDerivative, common::kCoreAndRingRowsKind>(
+      o, v, shifted, o.RingColumn(o.Column(shifted), ring), &ring);
+  const V y = kDerivative ? TimesHeadTail(o, grad_out, p)
+                          : o.TimesWhere(o.AndNot(ring, FitsRatio(o, shifted)), x, p.head, p.tail);
   return RingFinish<kDerivative>(o, x, grad_out, y, o.And(ring, o.Gt(x, o.Set(0.0f))));
 }
 

@@ -122,6 +122,8 @@ struct ScalarLaneOps {
   // they are operations of their own).
   GELU_HD static T SubWhere(bool m, T a, T b) { return m ? a - b : a; }
   GELU_HD static T MulAddWhere(bool m, T a, T b, T c) { return m ? MulAdd(a, b, c) : c; }
+  // fma(x, head, x * tail) where m, head + tail elsewhere: u (head + tail) rounded once for u = x or 1.
+  GELU_HD static T TimesWhere(bool m, T x, T head, T tail) { return m ? MulAdd(x, head, x * tail) : head + tail; }
 };
 
 // One lane of double: the policy of the double path.
