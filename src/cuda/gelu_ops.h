@@ -3,8 +3,8 @@
 // kernels (src/cuda/gelu.cu) and the host side of their tests (tests/cuda/) call these same functions, so a
 // device result is compared with the host's evaluation of identical source.
 //
-// float32: src/common/gelu_f32_math.h as is (ForwardF32, BackwardF32: the float core, the float tail, and the double
-// path where the tail leaves a lane).
+// float32: src/common/gelu_f32_math.h as is (ForwardF32, BackwardF32: the float core, the sigmoid form's ring, the
+// float tail, and the double path where the tail leaves a lane).
 // 16-bit types: src/common/half.h as is (ForwardHalf, BackwardHalf): the input is widened exactly to float, f (or
 // grad_out * f') is evaluated in double by the same GeluF32InDouble, and the double is rounded once to the 16-bit
 // type; the CPU library's half-precision functions compute the same.
