@@ -97,8 +97,6 @@ struct ScalarLaneOps {
   // targets where the MulAdd of a negated c costs an extra xor (Highway's Neg is a sign-bit xor that GCC does not
   // fold into the fma).
   GELU_HD static T MulSub(T a, T b, T c) { return MulAdd(a, b, -c); }
-  // c - a * b rounded once (vfnmadd; the same bits as MulAdd(Neg(a), b, c)).
-  GELU_HD static T NegMulAdd(T a, T b, T c) { return MulAdd(-a, b, c); }
   GELU_HD static T Neg(T a) { return -a; }
   GELU_HD static T Abs(T a) {
     if constexpr (sizeof(T) == sizeof(float)) {

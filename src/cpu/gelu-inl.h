@@ -141,7 +141,6 @@ struct HwyOps {
   static HWY_INLINE V Div(V a, V b) { return hn::Div(a, b); }
   static HWY_INLINE V MulAdd(V a, V b, V c) { return hn::MulAdd(a, b, c); }
   static HWY_INLINE V MulSub(V a, V b, V c) { return hn::MulSub(a, b, c); }
-  static HWY_INLINE V NegMulAdd(V a, V b, V c) { return hn::NegMulAdd(a, b, c); }
   static HWY_INLINE V Neg(V a) { return hn::Neg(a); }
   static HWY_INLINE auto Ge(V a, V b) { return hn::Ge(a, b); }
   static HWY_INLINE auto Eq(V a, V b) { return hn::Eq(a, b); }
