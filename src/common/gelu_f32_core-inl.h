@@ -42,7 +42,7 @@ GELU_HD HeadTail<V> IntervalsF32(const Ops& o, V v, V shifted, C column, const M
   constexpr float kShiftedRoot = common::kCoreShifter + Root::kCentre;
   static_assert(kShiftedRoot - common::kCoreShifter == Root::kCentre, "an exact shifted centre");
   [[maybe_unused]] const auto root = o.Eq(shifted, o.Set(kShiftedRoot));
-  if constexpr (kDerivative) d = o.SubWhere(root, d, o.Set(Root::kOffset));
+  if constexpr (kDerivative && kKind != common::kRingRowsKind) d = o.SubWhere(root, d, o.Set(Root::kOffset));
   // q = a2 + a3 d + ... + a6 d^4. Derivatives: Estrin's scheme, ((a6 d + a5) d + a4) d^2 + (a3 d + a2), three
   // dependent FMAs after d^2 instead of Horner's four, and the tail takes q d^2 in one FMA (the loop is
   // latency-bound): backwards 1.02-1.055x on N(0,1) (AMD Zen 5, AVX3 and AVX2). Its maxima over all inputs moved
