@@ -51,6 +51,9 @@
 
 namespace gelu::common {
 
+// Whether form kForm has a ring (RingF32): the sigmoid only (the method comment above says why).
+GELU_HD constexpr bool HasRing(int form) { return form == 2; }
+
 // The rows of the table a lookup of the core, the ring or the tail reads: kind kCoreRowsKind the core table of
 // (form, derivative), kRingRowsKind the sigmoid ring's table, kTailRowsKind the tail table, kTailExp2RowsKind the
 // tail's 2^(-j/32) table (form and derivative unused). Lookups name tables this way, not by reference, so that a
@@ -63,7 +66,7 @@ GELU_HD constexpr const auto& TableRowsOf() {
   if constexpr (kKind == kCoreRowsKind) {
     return CoreTableFor(kForm, kDerivative).row;
   } else if constexpr (kKind == kRingRowsKind) {
-    static_assert(kForm == 2, "only the sigmoid form has a ring (HasRing)");
+    static_assert(HasRing(kForm), "a form with a ring");
     return RingSigmoidTableFor(kDerivative).row;
   } else if constexpr (kKind == kCoreAndRingRowsKind) {
     static_assert(kKind != kCoreAndRingRowsKind, "no single table: the policy that reads it builds its layout");
@@ -102,9 +105,6 @@ struct CoreRootInterval {
   static constexpr float kOffset = kRows[8][kColumn];
   static constexpr float kA1Lo = kRows[9][kColumn];
 };
-
-// Whether form kForm has a ring (RingF32): the sigmoid only (the method comment above says why).
-GELU_HD constexpr bool HasRing(int form) { return form == 2; }
 
 // InCore, CoreF32, InRing, RingF32, TailF32: the per-lane math, compiled here for one lane and per Highway target in src/cpu/gelu-inl.h.
 #include "src/common/gelu_f32_core-inl.h"
