@@ -100,10 +100,17 @@ struct ColumnMajorTable {
 template <int kKind, int kForm, bool kDerivative, int N>
 HWY_INLINE void ColumnsOf8(hn::Vec<hn::Full256<int32_t>> column, hn::Vec<hn::Full256<float>> (&out)[N]) {
   using Table = ColumnMajorTable<kKind, kForm, kDerivative, N>;
-  // Byte offsets of the columns' 16-byte entries, unsigned (no sign extension), through the stack: one store and
-  // eight scalar loads instead of eight lane extractions.
-  HWY_ALIGN uint32_t offset[8];
-  _mm256_store_si256(reinterpret_cast<__m256i*>(offset), _mm256_slli_epi32(column.raw, 4));
+  // Byte offsets of the columns' 16-byte entries, unsigned (no sign extension), moved to general registers two
+  // lanes at a time (vmovq, vpextrq) and split there by shifts, which run on the integer pipes: 1.02-1.05x on every
+  // AVX2 row against eight vmovd/vpextrd (what GCC 12 made of a store and eight scalar loads; forcing the store
+  // and loads measured 0.90-0.92x on N(0,1)), AMD Zen 5.
+  const __m256i bytes = _mm256_slli_epi32(column.raw, 4);
+  const __m128i low = _mm256_castsi256_si128(bytes), high = _mm256_extracti128_si256(bytes, 1);
+  const uint64_t pair[4] = {
+      static_cast<uint64_t>(_mm_cvtsi128_si64(low)), static_cast<uint64_t>(_mm_extract_epi64(low, 1)),
+      static_cast<uint64_t>(_mm_cvtsi128_si64(high)), static_cast<uint64_t>(_mm_extract_epi64(high, 1))};
+  uint32_t offset[8];
+  for (int i = 0; i < 8; ++i) offset[i] = static_cast<uint32_t>(pair[i / 2] >> (32 * (i % 2)));
   for (int g = 0; g * 4 < N; ++g) {
     const char* block = reinterpret_cast<const char*>(Table::kBlocks.block[g]);
     const auto entry = [block](uint32_t at) { return _mm_load_ps(reinterpret_cast<const float*>(block + at)); };
