@@ -314,8 +314,9 @@ HWY_INLINE V TailWithFallback(const HwyOps<DF>& o, V xv, V gv, hn::Mask<DF> tail
 // (x = -4.125 rounds to -16, x = 3.875 to 16). Every other input (|x| >= 2^20, +-inf, NaN) gives a sum of another
 // sign, in another binade, or with round(4x) >= 2^22: bits far from that window of 32. Same lanes as InCore: the
 // kernels' bits did not change (all 2^32 inputs compared), and the exhaustive suite covers every input.
+// The lane's place in that window: round(4x) - 4 (kCoreMin + 1/8), in [0, kCoreColumns) exactly for core lanes.
 template <class DF>
-HWY_INLINE hn::Mask<DF> OutsideCore(DF df, hn::Vec<DF> x) {
+HWY_INLINE hn::Vec<hn::RebindToUnsigned<DF>> CoreWindowOffset(DF df, hn::Vec<DF> x) {
   const hn::RebindToUnsigned<DF> du;
   // The window, from the core's constants: it starts at 4 times the first interval's centre kCoreMin + 1/8 and
   // spans the kCoreColumns intervals. Premises: the shifter's float spacing is 1/4 (it lies in [2^21, 2^22)) and
@@ -327,8 +328,27 @@ HWY_INLINE hn::Mask<DF> OutsideCore(DF df, hn::Vec<DF> x) {
   constexpr uint32_t kWindowStart =
       std::bit_cast<uint32_t>(common::kCoreShifter) + static_cast<uint32_t>(kFirstCentreTimes4);
   const auto bits = hn::BitCast(du, hn::Add(x, hn::Set(df, common::kCoreShifter)));
-  return hn::RebindMask(df, hn::Gt(hn::Sub(bits, hn::Set(du, kWindowStart)),
-                                   hn::Set(du, static_cast<uint32_t>(common::kCoreColumns - 1))));
+  return hn::Sub(bits, hn::Set(du, kWindowStart));
+}
+// The lanes past the window's last interval (unsigned: those below it wrap around).
+template <class DF>
+HWY_INLINE hn::Mask<DF> OutsideCore(DF df, hn::Vec<DF> x) {
+  const hn::RebindToUnsigned<DF> du;
+  return hn::RebindMask(
+      df, hn::Gt(CoreWindowOffset(df, x), hn::Set(du, static_cast<uint32_t>(common::kCoreColumns - 1))));
+}
+// Whether any lane of x is outside the core (!AllFalse(OutsideCore)). AVX2: one vptest of the window offset
+// against ~(kCoreColumns - 1) instead of the unsigned compare (three operations, GCC 12) and a vmovmskps, the
+// mask computed only in the branch that needs it: 1.02-1.05x on N(0,1), 0.97-0.99x on U[-10, 10], where nearly
+// every vector takes that branch (AMD Zen 5, every AVX2 row, same-process A/B).
+template <class DF>
+HWY_INLINE bool AnyOutsideCore(DF df, hn::Vec<DF> x) {
+#if HWY_TARGET == HWY_AVX2
+  static_assert((common::kCoreColumns & (common::kCoreColumns - 1)) == 0, "a power-of-two window");
+  return !_mm256_testz_si256(CoreWindowOffset(df, x).raw, _mm256_set1_epi32(~(common::kCoreColumns - 1)));
+#else
+  return !hn::AllFalse(df, OutsideCore(df, x));
+#endif
 }
 
 // Prefetches the cache line kPrefetchAhead floats past p, for reading (x, grad_out) or for writing (y: no
@@ -504,14 +524,13 @@ HWY_INLINE void GeluF32Run(const float* g, const float* x, float* y, size_t coun
       constexpr bool kCoreOrRing = common::HasRing(kForm) && HWY_TARGET == HWY_AVX2;
       hn::Vec<decltype(df)> v;
       if constexpr (!kCoreOrRing) v = gelu::HWY_NAMESPACE::CoreF32<kForm, kBackward>(o, xv, gv);
-      const auto outside = OutsideCore(df, xv);
-      const bool any_outside = !hn::AllFalse(df, outside);
+      const bool any_outside = AnyOutsideCore(df, xv);
       if (kCoreOrRing && !any_outside) v = gelu::HWY_NAMESPACE::CoreF32<kForm, kBackward>(o, xv, gv);
       uint32_t tail_bits = 0;
       if (HWY_UNLIKELY(any_outside)) {
         // Identity lanes (x >= kTailIdentityFrom > kCoreEnd): the result is x or grad_out.
         const auto identity = gelu::HWY_NAMESPACE::TailIdentity<kForm, kBackward>(o, xv);
-        auto tail = hn::AndNot(identity, outside);
+        auto tail = hn::AndNot(identity, OutsideCore(df, xv));
         if constexpr (common::HasRing(kForm)) {
           const auto ring = hn::And(tail, gelu::HWY_NAMESPACE::InRing(o, xv));
           if constexpr (kCoreOrRing) {
