@@ -305,8 +305,8 @@ HWY_INLINE V TailWithFallback(const HwyOps<DF>& o, V xv, V gv, hn::Mask<DF> tail
   return t.value;
 }
 
-// The lanes of x outside the core range [kCoreMin, kCoreEnd) (NaN included), the complement of InCore, in
-// two integer operations on the bits of x + kCoreShifter (which CoreF32 computes too, so the add is shared) instead
+// The core range [kCoreMin, kCoreEnd) as a window of the bits of x + kCoreShifter (which CoreF32 computes too, so
+// the add is shared): OutsideCore, the complement of InCore (NaN included), is then two integer operations instead
 // of two compares and a mask AND (AVX-512: backward N(0,1) ~4% faster in a same-process A/B, forward within the
 // noise).
 // x + 0x1.8p21 rounds x to a multiple of 1/4, ties to even, so while |x| < 2^20 its bits are bits(0x1.8p21) +
@@ -314,7 +314,8 @@ HWY_INLINE V TailWithFallback(const HwyOps<DF>& o, V xv, V gv, hn::Mask<DF> tail
 // (x = -4.125 rounds to -16, x = 3.875 to 16). Every other input (|x| >= 2^20, +-inf, NaN) gives a sum of another
 // sign, in another binade, or with round(4x) >= 2^22: bits far from that window of 32. Same lanes as InCore: the
 // kernels' bits did not change (all 2^32 inputs compared), and the exhaustive suite covers every input.
-// The lane's place in that window: round(4x) - 4 (kCoreMin + 1/8), in [0, kCoreColumns) exactly for core lanes.
+// CoreWindowOffset is a lane's place in that window, round(4x) - 4 (kCoreMin + 1/8), in [0, kCoreColumns) exactly
+// for the core's lanes (unsigned: the lanes below the window wrap around past it).
 template <class DF>
 HWY_INLINE hn::Vec<hn::RebindToUnsigned<DF>> CoreWindowOffset(DF df, hn::Vec<DF> x) {
   const hn::RebindToUnsigned<DF> du;
@@ -330,7 +331,7 @@ HWY_INLINE hn::Vec<hn::RebindToUnsigned<DF>> CoreWindowOffset(DF df, hn::Vec<DF>
   const auto bits = hn::BitCast(du, hn::Add(x, hn::Set(df, common::kCoreShifter)));
   return hn::Sub(bits, hn::Set(du, kWindowStart));
 }
-// The lanes past the window's last interval (unsigned: those below it wrap around).
+// The lanes outside the core: past the window's last interval.
 template <class DF>
 HWY_INLINE hn::Mask<DF> OutsideCore(DF df, hn::Vec<DF> x) {
   const hn::RebindToUnsigned<DF> du;
