@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 // The accuracy claim of the float32 functions: every one of the 2^32 inputs, every Highway target this CPU
 // supports and this build compiled except the one-lane fallbacks (below), every float32 function of the three forms
-// in src/common/functions.h (forward, and backward with grad_out = 1), through the public dispatched entry points,
-// against the double reference (src/reference/reference.h, itself checked against MPFR in reference_test.cc), with
-// signed zeros told apart (src/reference/ulp.h).
+// in src/common/functions.h (forward, and backward with grad_out = 1; with grad_out = +-0 the sign of the zero),
+// through the public dispatched entry points, against the double reference (src/reference/reference.h, itself
+// checked against MPFR in reference_test.cc), with signed zeros told apart (src/reference/ulp.h).
 //
 // The reference dominates the cost, so it is evaluated once per input and function: the threads compute one
 // 2^20-input chunk each for every target in turn (a std::barrier switches the dispatched target between
@@ -51,6 +51,32 @@ std::vector<int64_t> ExhaustiveTargets() {
   return targets;
 }
 
+// grad_out = +-0: the result must be the zero IEEE gives grad_out * f'(x), of sign sign(grad_out) xor sign(f'(x)), and
+// NaN for NaN x. The sign of f'(x) is taken from the same kernel's grad_out = 1 result, which the sweep holds to
+// f'(x)'s bound with signed zeros told apart (outside the near-root window, where the claim is absolute, a nonzero
+// result within 2 ULP has f''s sign; inside it, the check is that the kernel agrees with itself).
+struct ZeroGradOutSign {
+  uint64_t errors = 0;
+  float first_x = 0;
+  // y_one: the kernel's results for grad_out = 1 at x; scratch: n floats.
+  void Check(const float* x, const float* y_one, gelu_approximate a, size_t n, float* scratch) {
+    for (float g : {0.0f, -0.0f}) {
+      const std::vector<float> zeros(n, g);
+      EXPECT_EQ(gelu_backward_f32(zeros.data(), x, scratch, n, a), GELU_OK);
+      for (size_t i = 0; i < n; ++i) {
+        const bool ok = std::isnan(y_one[i]) ? std::isnan(scratch[i])
+                                             : std::bit_cast<uint32_t>(scratch[i]) ==
+                                                   ((std::bit_cast<uint32_t>(y_one[i]) ^ std::bit_cast<uint32_t>(g)) & 0x80000000u);
+        if (!ok && errors++ == 0) first_x = x[i];
+      }
+    }
+  }
+  void Merge(const ZeroGradOutSign& o) {
+    if (errors == 0 && o.errors != 0) first_x = o.first_x;
+    errors += o.errors;
+  }
+};
+
 TEST(GeluExhaustiveTest, F32AllInputsAllFunctionsAllTargets) {
   // The functions under test: the table's float32 functions of the three forms, with their bounds.
   const std::vector<Function> kFunctions = [] {
@@ -71,6 +97,8 @@ TEST(GeluExhaustiveTest, F32AllInputsAllFunctionsAllTargets) {
   std::vector<std::vector<std::vector<Worst>>> worst(
       workers, std::vector<std::vector<Worst>>(num_targets, std::vector<Worst>(kNumFunctions)));
   std::vector<std::vector<const char*>> dispatched(workers, std::vector<const char*>(num_targets));
+  std::vector<std::vector<std::vector<ZeroGradOutSign>>> zero_sign_errors(
+      workers, std::vector<std::vector<ZeroGradOutSign>>(num_targets, std::vector<ZeroGradOutSign>(kNumFunctions)));
 
   const auto start = std::chrono::steady_clock::now();
   size_t turn = 0;
@@ -83,7 +111,7 @@ TEST(GeluExhaustiveTest, F32AllInputsAllFunctionsAllTargets) {
     std::vector<std::jthread> pool;
     for (unsigned w = 0; w < workers; ++w) {
       pool.emplace_back([&, w] {
-        std::vector<float> x(kChunk), ones(kChunk, 1.0f);
+        std::vector<float> x(kChunk), ones(kChunk, 1.0f), y_zero(kChunk);
         std::vector<std::vector<std::vector<float>>> y(
             num_targets, std::vector<std::vector<float>>(kNumFunctions, std::vector<float>(kChunk)));
         for (uint32_t batch = 0; batch * workers < kChunks; ++batch) {
@@ -102,6 +130,7 @@ TEST(GeluExhaustiveTest, F32AllInputsAllFunctionsAllTargets) {
                 const gelu_status s = fn.backward() ? gelu_backward_f32(ones.data(), x.data(), out, kChunk, a)
                                                     : gelu_forward_f32(x.data(), out, kChunk, a);
                 EXPECT_EQ(s, GELU_OK);
+                if (fn.backward()) zero_sign_errors[w][t][f].Check(x.data(), out, a, kChunk, y_zero.data());
               }
             }
             sync.arrive_and_wait();
@@ -151,6 +180,12 @@ TEST(GeluExhaustiveTest, F32AllInputsAllFunctionsAllTargets) {
       EXPECT_EQ(w.nan_mismatches, 0u) << hwy::TargetName(targets[t]) << " " << fn.name << std::hexfloat
                                       << " first at x=" << w.nan_x;
       if (fn.backward()) EXPECT_LE(w.abs24 * 0x1p-24, fn.f32_abs) << fn.name << std::hexfloat << " x=" << w.abs_x;
+      if (fn.backward()) {
+        ZeroGradOutSign z;
+        for (auto& per_worker : zero_sign_errors) z.Merge(per_worker[t][f]);
+        EXPECT_EQ(z.errors, 0u) << hwy::TargetName(targets[t]) << " " << fn.name << ": grad_out = +-0 gave a zero of the "
+                                << "wrong sign, first at x=" << std::hexfloat << z.first_x;
+      }
     }
   }
 }

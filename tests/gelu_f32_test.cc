@@ -81,20 +81,34 @@ TEST_P(GeluF32Test, DispatchesToTheTargetUnderTest) {
   EXPECT_STREQ(gelu_simd_target(), hwy::TargetName(GetParam()));
 }
 
-// grad_out = +-0 gives the zero of the sign IEEE gives grad_out * f'(x) outside the core: the sigmoid ring (both
-// sides: its positive side computes grad_out - grad_out f'(-t), not y + grad_out), the tails and the identity
-// lanes. (Not yet in the float core, whose fma(g, head, g * tail) sums two zeros of opposite signs to +0 where
-// tail and head differ in sign, e.g. x = -1 with g = +0: an open defect, noted on the speed issue.)
+// The float32 root of form a's derivative as the core table expands about it (CoreRootInterval): the float just
+// above the root.
+float RootFloat(gelu_approximate a) {
+  using gelu::common::CoreRootInterval;
+  return a == GELU_APPROXIMATE_NONE   ? CoreRootInterval<0>::kCentre + CoreRootInterval<0>::kOffset
+         : a == GELU_APPROXIMATE_TANH ? CoreRootInterval<1>::kCentre + CoreRootInterval<1>::kOffset
+                                      : CoreRootInterval<2>::kCentre + CoreRootInterval<2>::kOffset;
+}
+
+// grad_out = +-0 gives the zero of the sign IEEE gives grad_out * f'(x), everywhere: the float core (where
+// fma(g, head, g * tail) alone would add zeros of opposite signs, e.g. x = -1, g = +0; SignedTimesHeadTail), its
+// root interval (the root's float and its neighbours, where f' changes sign), the sigmoid ring (both sides: its
+// positive side computes grad_out - grad_out f'(-t), not y + grad_out; at x = -4.25 its fma also added zeros of
+// opposite signs), the tails and the identity lanes. The exhaustive suite checks every input.
 TEST_P(GeluF32Test, SignedZeroGradOutBitwise) {
-  const float xs[] = {-12.5f, -9.0f, -5.0f, -4.2f, 3.9f, 4.5f, 9.0f, 11.8f, 12.0f, 20.0f};
   for (gelu_approximate a : kForms) {
+    const float root = RootFloat(a);
+    const float xs[] = {-12.5f, -9.0f, -5.0f, -4.25f, -4.2f, -4.0f, -3.9f, -2.5f, -1.0f, -0.8f,
+                        std::nextafter(std::nextafter(root, -1.0f), -1.0f), std::nextafter(root, -1.0f), root,
+                        std::nextafter(root, 0.0f), -0.7f, -0.3f, 0.1f, 1.0f, 3.0f, 3.9f, 4.5f, 9.0f, 11.8f,
+                        12.0f, 20.0f};
     for (float x : xs) {
       for (float g : {0.0f, -0.0f}) {
         float y = 1.0f;
         ASSERT_EQ(gelu_backward_f32(&g, &x, &y, 1, a), GELU_OK);
         const double d = gelu::reference::Derivative(x, static_cast<gelu::reference::Form>(a));
         ASSERT_NE(d, 0.0) << x;
-        EXPECT_EQ(Bits(y), Bits(static_cast<float>(g * d))) << "form " << a << " x=" << x << " g=" << g;
+        EXPECT_EQ(Bits(y), Bits(static_cast<float>(g * d))) << "form " << a << std::hexfloat << " x=" << x << " g=" << g;
       }
     }
   }

@@ -18,7 +18,7 @@
 //               float pair (hi, lo) (src/common/core_tables.h, fitted by scripts/fit/core_intervals.sollya; worst
 //               relative approximation error 2^-26.5). The forward tables fit f(x)/x where c >= -1/4 (near 0,
 //               f(x) ~ x/2 keeps its relative accuracy) and f itself below; derivative tables fit f', their root
-//               interval expanded about the float nearest the root. The result is fma(u, head, u * tail), u = x,
+//               interval expanded about the float just above the root. The result is fma(u, head, u * tail), u = x,
 //               1 or grad_out, head + tail the polynomial with |tail| a fraction of it, so the one full-size
 //               rounding is the last; forwards round the linear term once with the tail (fma), derivatives add
 //               it exactly (TwoProduct, Fast2Sum). Measured over all inputs: docs/ACCURACY.md.
@@ -104,7 +104,21 @@ struct CoreRootInterval {
   static constexpr float kCentre = static_cast<float>(kColumn < kCoreColumns / 2 ? kColumn : kColumn - kCoreColumns) / 4;
   static constexpr float kOffset = kRows[8][kColumn];
   static constexpr float kA1Lo = kRows[9][kColumn];
+  // Expanded about the float just above the root (core_intervals.sollya): the constant f'(rp), whole in lo (hi = 0),
+  // is positive, so at d = 0 the head +0 has the sign of f' (SignedTimesHeadTail), and a1 > 0 (f' increases through
+  // its root), so elsewhere head = d * a1 has the sign of d and of f'.
+  static_assert(kRows[0][kColumn] == 0.0f && kRows[1][kColumn] > 0.0f && kRows[2][kColumn] > 0.0f,
+                "the root interval: hi = 0, f'(rp) > 0, a1 > 0");
 };
+
+// The sigmoid ring's derivative table fits f'(-t) < 0 (t >= 3.875, beyond the root): every interval's constant hi is
+// negative, and |tail| <= 0.22 |hi| (RingF32), so every value it gives is negative too.
+inline constexpr bool kRingNegativeDerivative = [] {
+  for (int j = 0; j < kCoreColumns; ++j) {
+    if (!(kRingSigmoidDerivative.row[0][j] < 0.0f)) return false;
+  }
+  return true;
+}();
 
 // InCore, CoreF32, InRing, RingF32, TailF32: the per-lane math, compiled here for one lane and per Highway target in src/cpu/gelu-inl.h.
 #include "src/common/gelu_f32_core-inl.h"
@@ -134,6 +148,12 @@ struct ScalarOps : ScalarLaneOps<float> {
   GELU_HD static float Pow2OfShifted(float kd) {
     return FromBits(static_cast<uint32_t>(191 - static_cast<int32_t>((Bits(kd) - 0x4B400000u) >> 5)) << 23);
   }
+  // r with the sign bit of a * b ORed into its own (CoreF32's derivative: the sign of a zero product).
+  GELU_HD static float OrSignOfProduct(float r, float a, float b) {
+    return FromBits(Bits(r) | ((Bits(a) ^ Bits(b)) & 0x80000000u));
+  }
+  // r with the sign bit of -a ORed into its own (OrSignOfProduct for a product known negative).
+  GELU_HD static float OrSignOfNegated(float r, float a) { return FromBits(Bits(r) | (~Bits(a) & 0x80000000u)); }
   GELU_HD static uint32_t Bits(float v) {
 #if defined(__CUDA_ARCH__)
     return static_cast<uint32_t>(__float_as_int(v));

@@ -354,7 +354,8 @@ const gelu::common::Function& F64Function(int form, bool backward) {
 }
 
 // A small MPFR spot check on every target (the full sample is GeluF64Sample below): 3000 inputs per form, forward,
-// and backward with random grad_out against grad_out times the exact f'.
+// and backward with random grad_out against grad_out times the exact f', and with grad_out = +-0 against the zero of
+// the sign IEEE gives grad_out times the exact f' (bit for bit).
 TEST_P(GeluF64Test, MpfrSpotCheck) {
   Mpfr m;
   std::mt19937_64 rng(7);
@@ -367,9 +368,15 @@ TEST_P(GeluF64Test, MpfrSpotCheck) {
     for (auto& v : g) v = RandomGrad(rng);
     ASSERT_EQ(GELU_OK, gelu_forward_f64(x.data(), y.data(), x.size(), kForms[f]));
     ASSERT_EQ(GELU_OK, gelu_backward_f64(g.data(), x.data(), d.data(), x.size(), kForms[f]));
+    const std::vector<double> plus_zero(x.size(), 0.0), minus_zero(x.size(), -0.0);
+    std::vector<double> d_plus(x.size()), d_minus(x.size());
+    ASSERT_EQ(GELU_OK, gelu_backward_f64(plus_zero.data(), x.data(), d_plus.data(), x.size(), kForms[f]));
+    ASSERT_EQ(GELU_OK, gelu_backward_f64(minus_zero.data(), x.data(), d_minus.data(), x.size(), kForms[f]));
     for (size_t i = 0; i < x.size(); ++i) {
       Ref rf, rb;
       m.Eval(x[i], f, rf, rb);
+      ASSERT_EQ(Bits(d_plus[i]), Bits(0.0 * rb.hi)) << kFormNames[f] << std::hexfloat << " x=" << x[i] << " g=+0";
+      ASSERT_EQ(Bits(d_minus[i]), Bits(-0.0 * rb.hi)) << kFormNames[f] << std::hexfloat << " x=" << x[i] << " g=-0";
       ASSERT_LE(UlpError(y[i], rf), fwd.f64_ulp) << kFormNames[f] << std::hexfloat << " x=" << x[i];
       const BackwardError e = BackwardErr(x[i], rb.hi, g[i], d[i], m.Product(g[i], rb), bwd);
       ASSERT_LE(e.err, e.window ? 1.0 : bwd.f64_ulp)
