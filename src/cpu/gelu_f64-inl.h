@@ -27,7 +27,6 @@
 
 #include "hwy/highway.h"
 #include "src/common/functions.h"
-#include "src/cpu/zero_sign-inl.h"
 
 HWY_BEFORE_NAMESPACE();
 namespace gelu {
@@ -248,12 +247,13 @@ HWY_INLINE ScaledDd<V> IfThenElseDd(M m, const ScaledDd<V>& a, const ScaledDd<V>
 // overflow for a finite g, as g (hi + lo) s1 s2 computed the other way round could. With FMA, g lo is rounded
 // inside the addend (at most 0.3 of the result: ~0.15 ULP); without FMA, where g hi is split by Dekker's method
 // and MulAdd rounds twice, hi + lo is normalized first (the non-FMA targets measured up to 1.70 ULP without it).
-// For finite g; GeluF64Backward gives a non-finite g's lanes g hi s (g lo would be inf * 0 = NaN where lo = 0).
-// grad_out = +-0 gets the zero of the sign IEEE gives g f' (OrSignOfProduct with hi, which has f''s sign: the sum
-// alone gave +0 wherever hi and lo differ in sign, ~10-27% of x in [-12, 12]; 7f5bb4a was right).
+// For finite nonzero g; GeluF64Backward gives a non-finite g's lanes g hi s (g lo would be inf * 0 = NaN where
+// lo = 0), and a zero g's the zero g (hi + lo) (the sum below adds two zeros of opposite signs to +0 where hi and lo
+// differ in sign).
 template <class D, class V = hn::Vec<D>>
 HWY_INLINE V BackwardTimes(D d, V g, const ScaledDd<V>& f) {
 #if HWY_NATIVE_FMA
+  (void)d;
   const V p = hn::MulAdd(g, f.hi, hn::Mul(g, f.lo));
 #else
   V lo, pl;
@@ -261,7 +261,7 @@ HWY_INLINE V BackwardTimes(D d, V g, const ScaledDd<V>& f) {
   const V ph = TwoProd(d, g, hi, pl);
   const V p = hn::Add(ph, hn::MulAdd(g, lo, pl));
 #endif
-  return gelu::HWY_NAMESPACE::OrSignOfProduct(d, hn::Mul(p, f.s), g, f.hi);
+  return hn::Mul(p, f.s);
 }
 
 // ------------------------------------------------------------------------------------------------------
@@ -589,7 +589,21 @@ HWY_INLINE V GeluF64(D d, V x) {
   return hn::IfThenElse(hn::IsNaN(x), hn::Add(x, x), r);
 }
 
-// g f'(x), rounded once (BackwardTimes); f'(-inf) = +0, f'(+inf) = 1, NaN x -> NaN.
+// True where v is finite and not zero (subnormals included). AVX-512: one vfpclasspd, as IsFinite's.
+template <class D, class V = hn::Vec<D>>
+HWY_INLINE auto IsFiniteNonzero(D d, V v) {
+#if HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL
+  if constexpr (hn::MaxLanes(D()) == 8) {
+    (void)d;
+    // fpclass categories QNaN 0x01, +0 0x02, -0 0x04, +inf 0x08, -inf 0x10, SNaN 0x80.
+    return hn::Not(hn::Mask<D>{_mm512_fpclass_pd_mask(v.raw, 0x9F)});
+  }
+#endif
+  return hn::And(hn::IsFinite(v), hn::Ne(v, hn::Zero(d)));
+}
+
+// g f'(x), rounded once (BackwardTimes); f'(-inf) = +0, f'(+inf) = 1, NaN x -> NaN; g = +-0 gives the zero of the
+// sign IEEE gives g f'(x).
 template <int kForm, class D, class V = hn::Vec<D>>
 HWY_INLINE V GeluF64Backward(D d, V g, V x) {
   ScaledDd<V> f;
@@ -599,15 +613,18 @@ HWY_INLINE V GeluF64Backward(D d, V g, V x) {
     f = SigmoidF64<kForm == common::kTanh, true>(d, x);
   }
   const V r = BackwardTimes(d, g, f);
-  // Lanes with a non-finite x or g, rare: tested once per vector so that the common path skips their fix-ups
-  // (about a tenth of this function's operations). x g is finite where both are and x g does not overflow (the
-  // fix-ups below give those lanes r again): one product instead of two tests.
-  if (HWY_LIKELY(hn::AllTrue(d, hn::IsFinite(hn::Mul(x, g))))) return r;
+  // Lanes with a non-finite x or g, or a zero g, rare: tested once per vector so that the common path skips their
+  // fix-ups (about a tenth of this function's operations). x g is finite and nonzero where both are and x g does not
+  // overflow or underflow to 0 (the fix-ups below give those lanes r again; x = 0 too): one product instead of
+  // four tests, and one test on AVX-512.
+  if (HWY_LIKELY(hn::AllTrue(d, IsFiniteNonzero(d, hn::Mul(x, g))))) return r;
   const auto minus_inf = hn::Eq(x, hn::Set(d, -std::numeric_limits<double>::infinity()));
   f.hi = hn::IfThenZeroElse(minus_inf, f.hi);  // f'(-inf) = +0
   f.lo = hn::IfThenZeroElse(minus_inf, f.lo);
-  const V any_g =
-      hn::IfThenElse(hn::IsFinite(g), BackwardTimes(d, g, f), hn::Mul(hn::Mul(g, f.hi), f.s));
+  V any_g = hn::IfThenElse(hn::IsFinite(g), BackwardTimes(d, g, f), hn::Mul(hn::Mul(g, f.hi), f.s));
+  // g = +-0: g (hi + lo), whose sign is that of g f' (hi alone may differ next to the roots, where hi + lo cancels;
+  // hi = lo = +0 at x = -inf).
+  any_g = hn::IfThenElse(hn::Eq(g, hn::Zero(d)), hn::Mul(g, hn::Add(f.hi, f.lo)), any_g);
   return hn::IfThenElse(hn::IsNaN(x), hn::Add(x, x), any_g);
 }
 

@@ -385,6 +385,39 @@ TEST_P(GeluF64Test, MpfrSpotCheck) {
   }
 }
 
+// Next to each derivative's root, where the kernels' f' = hi + lo cancels (hi alone may have the wrong sign): the
+// 64 doubles around the root (found by bisection on MPFR's f'), grad_out = +-0 bit for bit against the zero of
+// grad_out times MPFR's f', grad_out = +-1 with the sign of grad_out f'.
+TEST_P(GeluF64Test, SignsNextToTheRoots) {
+  Mpfr m;
+  for (int f = 0; f < 3; ++f) {
+    const auto fprime = [&](double x) {
+      Ref rf, rb;
+      m.Eval(x, f, rf, rb);
+      return rb.hi;
+    };
+    double below = -0.8, above = -0.7;  // f' < 0 at -0.8, > 0 at -0.7, increasing
+    while (std::nextafter(below, 0.0) < above) {
+      const double mid = below + (above - below) / 2;
+      if (mid == below || mid == above) break;
+      (fprime(mid) < 0 ? below : above) = mid;
+    }
+    double x = below;
+    for (int k = 0; k < 31; ++k) x = std::nextafter(x, -1.0);
+    for (int k = 0; k < 64; ++k, x = std::nextafter(x, 0.0)) {
+      const double d = fprime(x);
+      ASSERT_NE(d, 0.0) << std::hexfloat << x;
+      for (double g : {0.0, -0.0}) {
+        EXPECT_EQ(Bits(Bwd(x, kForms[f], g)), Bits(g * d)) << kFormNames[f] << std::hexfloat << " x=" << x << " g=" << g;
+      }
+      for (double g : {1.0, -1.0}) {
+        EXPECT_EQ(std::signbit(Bwd(x, kForms[f], g)), std::signbit(g * d)) << kFormNames[f] << std::hexfloat << " x=" << x
+                                                                           << " g=" << g;
+      }
+    }
+  }
+}
+
 // The accuracy claim: the MPFR sample, every target this CPU runs, every form, forward and backward (grad_out = 1,
 // and random grad_out against grad_out times the exact f').
 // One test (not one per target) so that the reference is computed once; the targets are looped here.
