@@ -58,11 +58,12 @@ std::vector<int64_t> ExhaustiveTargets() {
 struct ZeroGradOutSign {
   uint64_t errors = 0;
   float first_x = 0;
-  // y_one: the kernel's results for grad_out = 1 at x; scratch: n floats.
-  void Check(const float* x, const float* y_one, gelu_approximate a, size_t n, float* scratch) {
-    for (float g : {0.0f, -0.0f}) {
-      const std::vector<float> zeros(n, g);
-      EXPECT_EQ(gelu_backward_f32(zeros.data(), x, scratch, n, a), GELU_OK);
+  // y_one: the kernel's results for grad_out = 1 at x; zeros[0], zeros[1]: n times +0 and -0; scratch: n floats.
+  void Check(const float* x, const float* y_one, gelu_approximate a, size_t n, const std::vector<float> (&zeros)[2],
+             float* scratch) {
+    for (const std::vector<float>& grad_out : zeros) {
+      const float g = grad_out[0];
+      EXPECT_EQ(gelu_backward_f32(grad_out.data(), x, scratch, n, a), GELU_OK);
       for (size_t i = 0; i < n; ++i) {
         const bool ok = std::isnan(y_one[i]) ? std::isnan(scratch[i])
                                              : std::bit_cast<uint32_t>(scratch[i]) ==
@@ -112,6 +113,7 @@ TEST(GeluExhaustiveTest, F32AllInputsAllFunctionsAllTargets) {
     for (unsigned w = 0; w < workers; ++w) {
       pool.emplace_back([&, w] {
         std::vector<float> x(kChunk), ones(kChunk, 1.0f), y_zero(kChunk);
+        const std::vector<float> zeros[2] = {std::vector<float>(kChunk, 0.0f), std::vector<float>(kChunk, -0.0f)};
         std::vector<std::vector<std::vector<float>>> y(
             num_targets, std::vector<std::vector<float>>(kNumFunctions, std::vector<float>(kChunk)));
         for (uint32_t batch = 0; batch * workers < kChunks; ++batch) {
@@ -130,7 +132,7 @@ TEST(GeluExhaustiveTest, F32AllInputsAllFunctionsAllTargets) {
                 const gelu_status s = fn.backward() ? gelu_backward_f32(ones.data(), x.data(), out, kChunk, a)
                                                     : gelu_forward_f32(x.data(), out, kChunk, a);
                 EXPECT_EQ(s, GELU_OK);
-                if (fn.backward()) zero_sign_errors[w][t][f].Check(x.data(), out, a, kChunk, y_zero.data());
+                if (fn.backward()) zero_sign_errors[w][t][f].Check(x.data(), out, a, kChunk, zeros, y_zero.data());
               }
             }
             sync.arrive_and_wait();

@@ -115,8 +115,8 @@ GELU_HD V TimesHeadTail(const Ops& o, V u, HeadTail<V> p) {
 // in sign (x = -1, g = +0 gave +0 for -0; the sigmoid ring's x = -4.25 too). The sign of head is that of f' on every
 // input: in the ring (f'(-t)) and the core's intervals but the root's |tail| < |head| (the core's head = hi + d a1
 // by Fast2Sum, hi the interval's f'(c)), and on the root interval head = d a1 rounded, a1 > 0, with d = 0 at the
-// float just above the root, where f' = lo > 0 and head = +0 (CoreRootInterval asserts both). So ORing the sign of g * head into the result sets a zero's sign and
-// leaves every other result as it was (the same bits on all 2^32 inputs for grad_out 1 and -0x1.3579bp-3; the
+// float just above the root, where f' = lo > 0 and head = +0 (CoreRootInterval asserts both). So ORing the sign of
+// g * head into the result sets a zero's sign and leaves every other result as it was (the same bits on all 2^32 inputs for grad_out 1 and -0x1.3579bp-3; the
 // exhaustive suite checks the zero's sign on every input). Two operations on AVX-512, three on AVX2: alone they
 // cost the backwards 0.89-0.97x (AMD Zen 5), about what the fma that forms the core's errors (IntervalsF32)
 // saves; the ring needs one (RingF32).

@@ -191,8 +191,8 @@ struct HwyOps {
     const V u = hn::IfThenElse(m, x, hn::Set(D(), T(1)));
     return hn::MulAdd(u, head, hn::Mul(u, tail));
   }
-  // r with the sign bit of a * b ORed into its own; of -a (common::ScalarOps). AVX-512: two vpternlogd (or one and
-  // a vorps); one. AVX2: three bitwise operations; two.
+  // r with the sign bit of a * b, or of -a, ORed into its own (common::ScalarOps). AVX-512: two operations (a
+  // vpternlogd and a vorps), or one vpternlogd; AVX2: three bitwise operations, or two.
   HWY_INLINE V OrSignOfProduct(V r, V a, V b) const { return hn::Or(r, hn::And(hn::Xor(a, b), hn::SignBit(d))); }
   HWY_INLINE V OrSignOfNegated(V r, V a) const { return hn::Or(r, hn::AndNot(a, hn::SignBit(d))); }
   // 2^k for kd = kRoundShifter + k (common::ExpNegBounded, double lanes): the low bits of kd into the exponent.
