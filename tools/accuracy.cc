@@ -131,6 +131,7 @@ AccuracyResult ComputeAccuracy(const AccuracyOptions& o) {
     const auto a = static_cast<Approximation>(static_cast<int>(row.form));
     if (std::find(forms.begin(), forms.end(), a) != forms.end()) fns.push_back({row.backward(), a, &row});
   }
+  CheckThreadCount(o.threads);
   int threads = o.threads > 0 ? o.threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   // Chunks stay below the library's parallel threshold (2^16 elements), so each worker's calls run on that
   // worker alone; the split never changes a result (the library guarantees bit-identical output).

@@ -40,7 +40,7 @@ void ComputeF16(std::vector<uint16_t>& x, const std::vector<uint16_t>* grad, App
 
 int RunApply(const ApplyOptions& o) {
   const Approximation form = ParseForms(o.approximate, /*with_all=*/false).front();
-  if (o.threads < 0) throw Failure("--threads must be >= 0 (0: all hardware threads)");
+  CheckThreadCount(o.threads);
   gelu::set_num_threads(o.threads);
   const auto t0 = std::chrono::steady_clock::now();
   npy::Array x = npy::Read(o.in);

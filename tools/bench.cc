@@ -20,6 +20,7 @@
 #include <cstdio>
 #include <cstring>
 #include <functional>
+#include <limits>
 #include <memory>
 #include <random>
 #include <span>
@@ -155,15 +156,16 @@ void BenchDtype(const BenchOptions& o, const std::vector<uint64_t>& sizes, const
 BenchResult ComputeBench(const BenchOptions& o) {
   const auto t0 = std::chrono::steady_clock::now();
   const int hw = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-  std::vector<uint64_t> sizes = o.sizes;
+  std::vector<uint64_t> sizes;
+  for (int64_t n : o.sizes) {
+    if (n < 1 || n > (int64_t{1} << 32)) throw Failure(fmt::format("size {} out of range [1, 2^32]", n));
+    sizes.push_back(static_cast<uint64_t>(n));
+  }
   if (sizes.empty()) {
     // L1 (4 Ki x 4 B = 16 KiB), L2 (64 Ki: 256 KiB), L2/L3 (1 Mi: 4 MiB), past most L3s (16 Mi: 64 MiB per
     // array). --quick keeps one in-L2 size and one past a 2 MiB L2 (2 Mi float32: 8 MiB per array).
     sizes = o.quick ? std::vector<uint64_t>{uint64_t{1} << 16, uint64_t{1} << 21}
                     : std::vector<uint64_t>{uint64_t{1} << 12, uint64_t{1} << 16, uint64_t{1} << 20, uint64_t{1} << 24};
-  }
-  for (uint64_t n : sizes) {
-    if (n == 0 || n > (uint64_t{1} << 32)) throw Failure(fmt::format("size {} out of range [1, 2^32]", n));
   }
   std::vector<int> thread_list = o.threads;
   if (thread_list.empty()) {
@@ -269,7 +271,8 @@ Command AddBenchCommand(CLI::App& app) {
       ->capture_default_str();
   sub->add_option("--sizes", o->sizes, "Element counts (default 4096 65536 1048576 16777216)");
   sub->add_option("--threads,-t", o->threads, "Thread counts (default: 1 and all hardware threads)");
-  sub->add_option("--repeats", o->repeats, "Samples per case, median reported (default 5, --quick 3)");
+  sub->add_option("--repeats", o->repeats, "Samples per case, median reported (default 5, --quick 3)")
+      ->check(CLI::Range(1, std::numeric_limits<int>::max()));
   sub->add_flag("--no-progress", *no_progress, "No progress line on stderr");
   return {sub, [o, format, no_progress] {
             o->format = ParseFormat(*format);

@@ -61,6 +61,10 @@ CLI::Option* AddFormOption(CLI::App& sub, std::string* value, const std::string&
       ->capture_default_str();
 }
 
+void CheckThreadCount(int threads) {
+  if (threads < 0) throw Failure("--threads must be >= 0 (0: all hardware threads)");
+}
+
 std::string HumanCount(uint64_t n) {
   if (n >= (uint64_t{1} << 30) && n % (uint64_t{1} << 30) == 0) return fmt::format("{} Gi", n >> 30);
   if (n >= (uint64_t{1} << 20) && n % (uint64_t{1} << 20) == 0) return fmt::format("{} Mi", n >> 20);

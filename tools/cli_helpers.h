@@ -43,6 +43,10 @@ std::string FormList(bool with_all);
 // it against FormChoices(with_all); the help is `help` with "{}" replaced by FormList(with_all).
 CLI::Option* AddFormOption(CLI::App& sub, std::string* value, const std::string& help, bool with_all);
 
+// A --threads value of a command that runs the library: 0 (all hardware threads) or a count. Negative: Failure
+// "--threads must be >= 0 (0: all hardware threads)".
+void CheckThreadCount(int threads);
+
 std::string HumanCount(uint64_t n);  // 4096 -> "4 Ki", 16777216 -> "16 Mi"
 std::string Duration(double seconds);  // "2m05s", "3.1 s", "12 ms"
 bool StderrIsTerminal();

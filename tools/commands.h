@@ -101,7 +101,8 @@ struct BenchOptions {
   Format format = Format::table;
   std::string approximate = "all";
   std::string dtype = "all";
-  std::vector<uint64_t> sizes;  // elements; empty: the default list (quick: a shorter one)
+  std::vector<int64_t> sizes;   // elements, each in [1, 2^32] (signed, so that "-5" is refused as -5, not wrapped);
+                                // empty: the default list (quick: a shorter one)
   std::vector<int> threads;     // empty: 1 and all hardware threads
   int repeats = 0;              // 0: 5 (quick: 3)
   bool progress = true;
@@ -144,6 +145,9 @@ struct PlotOptions {
 };
 // Writes gelu_vs_relu.{png,svg} and gelu_approx_error.{png,svg} into outdir; returns the paths written.
 std::vector<std::string> MakePlots(const PlotOptions& o);
+// What MakePlots checks before it computes anything (MakePlots calls it; `gelu report` calls it before its first
+// section): --leaky-slope in (0, 1), the interpreter an executable file, the plotting script found. Throws Failure.
+void CheckPlotOptions(const PlotOptions& o);
 int RunPlot(const PlotOptions& o);
 Command AddPlotCommand(CLI::App& app);
 

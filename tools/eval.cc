@@ -3,10 +3,12 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include <cerrno>
 #include <charconv>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <iostream>
 #include <memory>
 #include <span>
@@ -57,6 +59,7 @@ std::vector<Token> Tokens(const EvalOptions& o) {
     return tokens;
   }
   std::string line;
+  errno = 0;
   for (size_t lineno = 1; std::getline(std::cin, line); ++lineno) {
     size_t pos = 0, k = 0;
     while (true) {
@@ -67,7 +70,12 @@ std::vector<Token> Tokens(const EvalOptions& o) {
       pos = end;
     }
   }
-  if (std::cin.bad()) throw Failure("cannot read stdin");
+  // getline stops at the end of the input and on a read error alike (stdin a directory: EISDIR), and std::cin
+  // (synchronised with stdio) shows the error only as stdin's error flag: without this check it would pass for an
+  // empty input.
+  if (std::cin.bad() || std::ferror(stdin)) {
+    throw Failure(errno != 0 ? fmt::format("cannot read stdin: {}", std::strerror(errno)) : "cannot read stdin");
+  }
   return tokens;
 }
 

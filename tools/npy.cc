@@ -591,8 +591,21 @@ void Write(const std::filesystem::path& path, const Array& a) {
     throw Error("cannot write " + name + ": '" + dir.string() + "' is not a directory");
   }
   mode_t mode;
-  if (::stat(path.c_str(), &st) == 0) {
+  if (::lstat(path.c_str(), &st) == 0) {
+    // The new file is renamed over OUT, which replaces whatever OUT is: a symbolic link is followed to the
+    // file it names (the link stays a link), and anything but a regular file is refused, so that `gelu apply
+    // x.npy /dev/null` cannot replace a device node (run as root) or a FIFO with a plain file.
+    if (S_ISLNK(st.st_mode)) {
+      std::error_code ec;
+      const std::filesystem::path target = std::filesystem::canonical(path, ec);
+      if (ec) throw Error("cannot write " + name + ": a symbolic link whose target cannot be resolved: " + ec.message());
+      return Write(target, a);
+    }
     if (S_ISDIR(st.st_mode)) throw Error("cannot write " + name + ": it is a directory");
+    if (!S_ISREG(st.st_mode)) {
+      throw Error("cannot write " + name + ": it exists and is not a regular file (a device, FIFO or socket is not "
+                  "replaced)");
+    }
     mode = st.st_mode & 07777;
   } else {
     const mode_t mask = ::umask(0);

@@ -97,8 +97,19 @@ struct TempDir {
 
 }  // namespace
 
+void CheckPlotOptions(const PlotOptions& o) {
+  // Written so that NaN fails too.
+  if (!(o.leaky_slope > 0 && o.leaky_slope < 1)) throw Failure("--leaky-slope must be in (0, 1)");
+  if (::access(o.python.c_str(), X_OK) != 0) {
+    throw Failure(fmt::format("cannot run '{}': {}; gelu plot needs Python 3 with matplotlib "
+                              "(Debian: apt-get install python3 python3-matplotlib; choose another with --python)",
+                              o.python, std::strerror(errno)));
+  }
+  (void)FindScript();
+}
+
 std::vector<std::string> MakePlots(const PlotOptions& o) {
-  if (o.leaky_slope <= 0 || o.leaky_slope >= 1) throw Failure("--leaky-slope must be in (0, 1)");
+  CheckPlotOptions(o);
   std::error_code ec;
   if (!std::filesystem::is_directory(o.outdir, ec)) {
     // Create the output directory (one level or many), as `gelu report -o DIR` promises to.

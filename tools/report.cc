@@ -88,6 +88,11 @@ int RunReport(const ReportOptions& o) {
     throw Failure(fmt::format("cannot create output directory '{}': {}", o.outdir,
                               ec ? ec.message() : "a file of that name exists"));
   }
+  // And the plotting tools, so that a bad --python fails before any section is printed.
+  PlotOptions po;
+  po.outdir = o.outdir;
+  po.python = o.python;
+  CheckPlotOptions(po);
   section("Machine", fmt::format("SIMD target {}, {} hardware threads, gelu {}\n", gelu::simd_target(),
                                  std::thread::hardware_concurrency(), GELU_VERSION));
   section("Facts", FormatFacts());
@@ -106,9 +111,6 @@ int RunReport(const ReportOptions& o) {
   section("Speed (gelu bench --quick)", BenchSummary(bench) + "\n" + bench.method + "\nFull table: gelu bench\n");
 
   note("figures");
-  PlotOptions po;
-  po.outdir = o.outdir;
-  po.python = o.python;
   const std::vector<std::string> figures = MakePlots(po);
   std::string list;
   for (const std::string& f : figures) list += f + "\n";

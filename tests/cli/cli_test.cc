@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 #include <fcntl.h>
 #include <spawn.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -12,6 +13,7 @@
 #include <algorithm>
 #include <bit>
 #include <cmath>
+#include <csignal>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -57,10 +59,19 @@ class Cli : public ::testing::Test {
     fs::remove_all(dir_, ec);
   }
 
+  // Where a run's stdout goes: a file (Result::out), /dev/full (every write fails: ENOSPC), or nowhere (closed).
+  enum class Stdout { kFile, kFull, kClosed };
+
   // Runs gelu with `args`, `input` on stdin, and extra environment entries ("NAME=value").
   Result Run(const std::vector<std::string>& args, const std::string& input = "",
              const std::vector<std::string>& env = {}) {
     std::ofstream(dir_ / "io" / "stdin", std::ios::binary) << input;
+    return RunRedirected(args, (dir_ / "io" / "stdin").string(), Stdout::kFile, env);
+  }
+
+  // Runs gelu with `args`, stdin opened from `stdin_path`, stdout as `stdout_to`.
+  Result RunRedirected(const std::vector<std::string>& args, const std::string& stdin_path, Stdout stdout_to,
+                       const std::vector<std::string>& env = {}) {
     std::vector<std::string> argv_s = {GELU_EXE};
     argv_s.insert(argv_s.end(), args.begin(), args.end());
     std::vector<char*> argv;
@@ -73,10 +84,12 @@ class Cli : public ::testing::Test {
     envp.push_back(nullptr);
     posix_spawn_file_actions_t fa;
     posix_spawn_file_actions_init(&fa);
-    const std::string in = (dir_ / "io" / "stdin").string(), out = (dir_ / "io" / "stdout").string(),
-                      err = (dir_ / "io" / "stderr").string();
-    posix_spawn_file_actions_addopen(&fa, 0, in.c_str(), O_RDONLY, 0);
-    posix_spawn_file_actions_addopen(&fa, 1, out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    const std::string out = (dir_ / "io" / "stdout").string(), err = (dir_ / "io" / "stderr").string();
+    std::ofstream(out, std::ios::trunc).close();
+    posix_spawn_file_actions_addopen(&fa, 0, stdin_path.c_str(), O_RDONLY, 0);
+    if (stdout_to == Stdout::kFile) posix_spawn_file_actions_addopen(&fa, 1, out.c_str(), O_WRONLY | O_TRUNC, 0644);
+    if (stdout_to == Stdout::kFull) posix_spawn_file_actions_addopen(&fa, 1, "/dev/full", O_WRONLY, 0);
+    if (stdout_to == Stdout::kClosed) posix_spawn_file_actions_addclose(&fa, 1);
     posix_spawn_file_actions_addopen(&fa, 2, err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
     pid_t pid = 0;
     Result r;
@@ -214,6 +227,24 @@ TEST_F(Cli, EvalEmptyStdinPrintsHeaderOnly) {
   const Result r = Run({"eval", "--format", "csv"}, "  \n");
   EXPECT_EQ(r.rc, 0);
   EXPECT_EQ(r.out, "x,approximate,gelu\n");
+}
+
+// A failed write to stdout is a failure, not a success with the output lost; a stdin that cannot be read is not
+// an empty input.
+TEST_F(Cli, UnwritableStdoutAndUnreadableStdinFail) {
+  const std::string in = P("io/stdin");
+  std::ofstream(in) << "";
+  for (const std::vector<std::string>& args :
+       std::vector<std::vector<std::string>>{{"eval", "1", "2"}, {"--help"}, {"bench", "--help"}}) {
+    const Result full = RunRedirected(args, in, Stdout::kFull);
+    EXPECT_EQ(full.rc, 1) << args[0];
+    EXPECT_NE(full.err.find("cannot write standard output: No space left on device"), std::string::npos)
+        << full.err;
+    const Result closed = RunRedirected(args, in, Stdout::kClosed);
+    EXPECT_EQ(closed.rc, 1) << args[0];
+    EXPECT_NE(closed.err.find("cannot write standard output"), std::string::npos) << closed.err;
+  }
+  ExpectFailure(RunRedirected({"eval"}, dir_.string(), Stdout::kFile), "gelu eval: cannot read stdin: Is a directory");
 }
 
 TEST_F(Cli, HelpAndUsageErrors) {
@@ -463,6 +494,49 @@ TEST_F(Cli, ApplyOutputDirectoryProblems) {
   EXPECT_TRUE(fs::is_empty(dir_ / "sub"));
 }
 
+// OUT is replaced by a rename: never a device, FIFO or socket (as root `gelu apply x.npy /dev/null` would replace
+// the device node); a symbolic link is followed and the file it names replaced.
+TEST_F(Cli, ApplyOutputSpecialFilesAndLinks) {
+  gelu::npy::Write(P("x.npy"), MakeArray(DType::f32, {4}, 7));
+  ASSERT_EQ(::mkfifo(P("fifo").c_str(), 0644), 0);
+  ExpectFailure(Run({"apply", P("x.npy"), P("fifo")}), "it exists and is not a regular file");
+  EXPECT_TRUE(fs::is_fifo(P("fifo")));
+  // /dev/null: refused before anything is created in /dev (the check does not depend on permissions).
+  ExpectFailure(Run({"apply", P("x.npy"), "/dev/null"}), "'/dev/null': it exists and is not a regular file");
+  EXPECT_TRUE(fs::is_character_file("/dev/null"));
+  std::ofstream(P("target.npy")) << "old";
+  fs::create_directory(dir_ / "links");
+  fs::create_symlink(P("target.npy"), dir_ / "links" / "y.npy");
+  ASSERT_EQ(Run({"apply", P("x.npy"), P("links/y.npy")}).rc, 0);
+  EXPECT_TRUE(fs::is_symlink(dir_ / "links" / "y.npy"));
+  ASSERT_EQ(Run({"apply", P("x.npy"), P("direct.npy")}).rc, 0);
+  EXPECT_EQ(Slurp(P("target.npy")), Slurp(P("direct.npy")));
+  EXPECT_EQ(Listing(dir_ / "links"), std::vector<std::string>{"y.npy"});  // no temporary file in the link's directory
+  fs::create_symlink(P("missing.npy"), dir_ / "dangling.npy");
+  ExpectFailure(Run({"apply", P("x.npy"), P("dangling.npy")}), "a symbolic link whose target cannot be resolved");
+  EXPECT_FALSE(fs::exists(P("missing.npy")));
+}
+
+// Past a file-size limit (ulimit -f) the write fails with EFBIG and is reported like any failed write, OUT
+// untouched and no temporary file left (not SIGXFSZ killing gelu mid-write). The limit is inherited from this
+// process, which ignores SIGXFSZ meanwhile and writes nothing large.
+TEST_F(Cli, ApplyPastTheFileSizeLimit) {
+  gelu::npy::Write(P("x.npy"), MakeArray(DType::f32, {1 << 16}, 8));
+  std::ofstream(P("out.npy")) << "previous";
+  struct rlimit old {};
+  ASSERT_EQ(::getrlimit(RLIMIT_FSIZE, &old), 0);
+  struct rlimit small = old;
+  small.rlim_cur = 64 << 10;  // 64 KiB: OUT needs 256 KiB
+  const auto old_handler = std::signal(SIGXFSZ, SIG_IGN);
+  ASSERT_EQ(::setrlimit(RLIMIT_FSIZE, &small), 0);
+  const Result r = Run({"apply", P("x.npy"), P("out.npy")});
+  ::setrlimit(RLIMIT_FSIZE, &old);
+  std::signal(SIGXFSZ, old_handler);
+  ExpectFailure(r, "write failed: File too large");
+  EXPECT_EQ(Slurp(P("out.npy")), "previous");
+  for (const std::string& name : Listing(dir_)) EXPECT_EQ(name.find(".tmp-"), std::string::npos) << name;
+}
+
 TEST_F(Cli, ApplyGradMismatches) {
   gelu::npy::Write(P("x.npy"), MakeArray(DType::f32, {2, 3}, 8));
   gelu::npy::Write(P("g_shape.npy"), MakeArray(DType::f32, {3, 2}, 9));
@@ -537,6 +611,7 @@ TEST_F(Cli, AccuracyExhaustiveOverARangeAroundTheRoot) {
 }
 
 TEST_F(Cli, AccuracyBadArguments) {
+  ExpectFailure(Run({"accuracy", "--exhaustive", "--range", "16:32", "--threads", "-2"}), "--threads must be >= 0");
   ExpectFailure(Run({"accuracy", "--exhaustive", "--range", "12"}), "--range must be LO:HI");
   ExpectFailure(Run({"accuracy", "--exhaustive", "--range", "0x10:zz"}), "--range must be LO:HI");
   ExpectFailure(Run({"accuracy", "--exhaustive", "--range", "9:3"}), "LO <= HI");
@@ -575,7 +650,15 @@ TEST_F(Cli, BenchTableAndJson) {
 }
 
 TEST_F(Cli, BenchBadArguments) {
-  ExpectFailure(Run({"bench", "--sizes", "0"}), "out of range");
+  ExpectFailure(Run({"bench", "--sizes", "0"}), "size 0 out of range [1, 2^32]");
+  ExpectFailure(Run({"bench", "--sizes", "-5"}), "size -5 out of range [1, 2^32]");
+  ExpectFailure(Run({"bench", "--sizes", "4294967297"}), "size 4294967297 out of range");
+  for (const char* repeats : {"0", "-1"}) {
+    const Result r = Run({"bench", "--sizes", "100", "--repeats", repeats});
+    EXPECT_EQ(r.rc, 105) << repeats;  // CLI11's ValidationError
+    EXPECT_NE(r.err.find("--repeats: Value " + std::string(repeats) + " not in range 1"), std::string::npos) << r.err;
+    EXPECT_TRUE(r.out.empty());
+  }
   ExpectFailure(Run({"bench", "--sizes", "100", "--threads", "0"}), "--threads values must be >= 1");
 }
 
@@ -613,6 +696,7 @@ TEST_F(Cli, PlotBadOutputDirectory) {
   std::ofstream(P("file")) << "x";
   ExpectFailure(Run({"plot", "-o", P("file")}), "cannot create output directory");
   ExpectFailure(Run({"plot", "-o", P("figs"), "--leaky-slope", "2"}), "--leaky-slope must be in (0, 1)");
+  ExpectFailure(Run({"plot", "-o", P("figs"), "--leaky-slope", "nan"}), "--leaky-slope must be in (0, 1)");
 }
 
 TEST_F(Cli, ReportStatesTheCorrectFactsAndWritesEverything) {
@@ -643,6 +727,13 @@ TEST_F(Cli, ReportStatesTheCorrectFactsAndWritesEverything) {
 TEST_F(Cli, ReportBadOutputDirectory) {
   std::ofstream(P("file")) << "x";
   ExpectFailure(Run({"report", "-o", P("file/sub")}), "cannot create output directory");
+}
+
+// A bad --python fails before the first section is printed (ExpectFailure: nothing on stdout).
+TEST_F(Cli, ReportWithoutPythonPrintsNothing) {
+  ExpectFailure(Run({"report", "-o", P("rep"), "--python", "/nonexistent/python3"}),
+                "cannot run '/nonexistent/python3': No such file or directory");
+  EXPECT_FALSE(fs::exists(dir_ / "rep" / "report.md"));
 }
 
 }  // namespace
