@@ -373,6 +373,32 @@ void CheckArguments() {
   for (size_t c = 0; c < 4; ++c) EXPECT_EQ(S::ToD(out[c]), 0.0);
 }
 
+// The plain half backward with a grad_out other than 1 (the exhaustive half test uses grad_out = 1 only): the
+// product grad_out * f'(x) of a double f' rounded once, the fused backwards' grad_x computation, so the same bound
+// (kMaxUlp; not correctly rounded in every case: docs/ACCURACY.md) against grad_out times the reference f'.
+template <class S>
+void CheckHalfBackwardRandomGradOut() {
+  using T = typename S::T;
+  const size_t n = 200000;
+  const auto x = Random<S>(n, 3.0, 11), g = Random<S>(n, 1.0, 12);
+  std::vector<T> gi(n);
+  for (gelu_approximate a : kForms) {
+    ASSERT_EQ(S::backward(g.data(), x.data(), gi.data(), n, a), GELU_OK);
+    double worst = 0;
+    for (size_t i = 0; i < n; ++i) {
+      const double r = S::ToD(g[i]) * Ref(S::ToD(x[i]), a, true);
+      if (r == 0) {
+        ASSERT_EQ(S::ToD(gi[i]), 0.0) << S::kName << " form " << a << " i=" << i;
+        continue;
+      }
+      worst = std::max(worst, std::fabs(S::ToD(gi[i]) - r) / Ulp<S>(r));
+    }
+    EXPECT_LE(worst, kMaxUlp<S>) << S::kName << " form " << a;
+  }
+}
+
+TEST(FusedTest, HalfBackwardRandomGradOutBf16) { CheckHalfBackwardRandomGradOut<Bf16>(); }
+TEST(FusedTest, HalfBackwardRandomGradOutF16) { CheckHalfBackwardRandomGradOut<F16>(); }
 TEST(FusedTest, BiasForwardF32) { CheckBiasForward<F32>(); }
 TEST(FusedTest, BiasForwardBf16) { CheckBiasForward<Bf16>(); }
 TEST(FusedTest, BiasForwardF16) { CheckBiasForward<F16>(); }
