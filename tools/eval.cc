@@ -18,6 +18,7 @@
 
 #include "gelu/gelu.hpp"
 #include "tools/commands.h"
+#include "tools/npy.h"
 
 namespace gelu::cli {
 namespace {
@@ -86,12 +87,10 @@ int Eval(const EvalOptions& o) {
   for (size_t i = 0; i < tokens.size(); ++i) {
     const Parsed p = ParseNumber(tokens[i].text, x[i]);
     if (p != Parsed::ok) {
-      std::string shown = tokens[i].text.substr(0, 60);
-      if (tokens[i].text.size() > 60) shown += "...";
       const char* type = sizeof(T) == 4 ? "float32" : "float64";
       throw Failure(p == Parsed::out_of_range
-                        ? fmt::format("{}: '{}' is out of range for {}", tokens[i].where, shown, type)
-                        : fmt::format("{}: '{}' is not a {} number", tokens[i].where, shown, type));
+                        ? fmt::format("{}: {} is out of range for {}", tokens[i].where, npy::Quote(tokens[i].text), type)
+                        : fmt::format("{}: {} is not a {} number", tokens[i].where, npy::Quote(tokens[i].text), type));
     }
   }
   const std::vector<Approximation> forms = ParseForms(o.approximate, /*with_all=*/true);

@@ -29,8 +29,9 @@ constexpr size_t kMaxHeaderBytes = size_t{1} << 20;
 // overflow the stack of the recursive-descent parser.
 constexpr int kMaxDepth = 16;
 
+}  // namespace
+
 std::string Quote(std::string_view s) {
-  // Header text is untrusted: show printable ASCII as is and everything else as \xNN, at most 40 characters.
   std::string out = "'";
   size_t shown = 0;
   for (char c : s) {
@@ -50,6 +51,8 @@ std::string Quote(std::string_view s) {
   }
   return out + "'";
 }
+
+namespace {
 
 // A value of the Python literal subset that .npy headers use.
 struct Value {

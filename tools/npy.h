@@ -22,6 +22,7 @@
 #include <span>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace gelu::npy {
@@ -60,6 +61,10 @@ Array Parse(std::span<const std::byte> file);
 // The .npy bytes for `a`: version 1.0 (2.0 when the header exceeds 65535 bytes), little-endian descr, header
 // padded with spaces to a multiple of 64 bytes and ended by '\n', as numpy.save writes it.
 std::vector<std::byte> Serialize(const Array& a);
+
+// Untrusted text (a header's, a command-line or stdin token) for a message: in single quotes, printable ASCII as
+// is and every other byte (NUL, escape sequences, quotes, backslash) as \xNN, at most 40 characters then "...".
+std::string Quote(std::string_view s);
 
 // Reads and parses `path`. Throws npy::Error naming the path ("cannot open 'x.npy': No such file or directory",
 // "'x.npy': truncated data: ...").

@@ -218,6 +218,14 @@ TEST_F(Cli, EvalNonNumericStdinTokenNamesLineAndToken) {
   ExpectFailure(Run({"eval"}, "\n\n 1,5\n"), "stdin line 3, token 1: '1,5'");
 }
 
+// A token is shown quoted, non-printable bytes as \xNN: a NUL does not cut the message, an escape sequence does
+// not reach the terminal, a long token is cut at 40 characters.
+TEST_F(Cli, EvalBadTokenShownEscaped) {
+  ExpectFailure(Run({"eval"}, std::string("1\0 2\n", 5)), "stdin line 1, token 1: '1\\x00' is not a float64 number");
+  ExpectFailure(Run({"eval"}, "\x1b[31mred\n"), "token 1: '\\x1b[31mred' is not a float64 number");
+  ExpectFailure(Run({"eval", std::string(50, '7') + "x"}), "argument 1: '" + std::string(40, '7') + "...' is not");
+}
+
 TEST_F(Cli, EvalNonNumericArgument) {
   ExpectFailure(Run({"eval", "1", "1..2"}), "gelu eval: argument 2: '1..2' is not a float64 number");
   ExpectFailure(Run({"eval", "--", "--5"}), "argument 1: '--5'");
