@@ -57,6 +57,7 @@ class MpfrGelu {
       if (der) {
         mpfr_mul(w_, w_, x_, MPFR_RNDN);
         mpfr_add(der, u_, w_, MPFR_RNDN);
+        SignTailZero(xd, der);
       }
       return;
     }
@@ -91,6 +92,7 @@ class MpfrGelu {
       mpfr_div(w_, w_, t_, MPFR_RNDN);  // s (1 - s)
       mpfr_mul(w_, w_, v_, MPFR_RNDN);
       mpfr_add(der, w_, u_, MPFR_RNDN);
+      SignTailZero(xd, der);
     }
   }
 
@@ -107,6 +109,12 @@ class MpfrGelu {
   }
 
  private:
+  // Far in the negative tail exp(-x^2/2) or e^-|z| leaves MPFR's exponent range (below 2^-(2^30): |x| > ~46000
+  // exact form, |z| > ~7.4e8) and underflows to +0, so f' = u + x w sums two zeros to +0. Every form has f' < 0
+  // below its root (~ -0.75), so the true f' there rounds to -0: the zero takes that sign.
+  static void SignTailZero(double xd, mpfr_ptr der) {
+    if (xd < -1.0 && mpfr_zero_p(der)) mpfr_set_zero(der, -1);
+  }
   // w = phi(x) = exp(-x^2/2) / sqrt(2 pi).
   void Density() {
     mpfr_sqr(t_, x_, MPFR_RNDN);

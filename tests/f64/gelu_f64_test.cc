@@ -71,9 +71,14 @@ class Mpfr {
   Ref Product(double g, const Ref& r) {
     Ref out;
     if (std::isnan(r.hi) || std::isnan(g)) return {std::nan(""), std::nan(""), 1.0};
-    mpfr_set_d(f_.get(), r.delta, MPFR_RNDN);
-    mpfr_mul_d(f_.get(), f_.get(), r.ulp, MPFR_RNDN);
-    mpfr_add_d(f_.get(), f_.get(), r.hi, MPFR_RNDN);
+    // hi first, then delta ulp only if nonzero: a zero r keeps its sign (+0 + -0 would be +0), so g times it is
+    // the zero of IEEE's sign.
+    mpfr_set_d(f_.get(), r.hi, MPFR_RNDN);
+    if (r.delta != 0) {
+      mpfr_set_d(a_.get(), r.delta, MPFR_RNDN);
+      mpfr_mul_d(a_.get(), a_.get(), r.ulp, MPFR_RNDN);
+      mpfr_add(f_.get(), f_.get(), a_.get(), MPFR_RNDN);
+    }
     mpfr_mul_d(f_.get(), f_.get(), g, MPFR_RNDN);
     Store(f_.get(), out);
     return out;
@@ -102,11 +107,14 @@ class Mpfr {
   gelu::test::MpfrValue f_{120}, d_{120}, a_{120};
 };
 
-// |y - r| / ulp(r); NaN results must match NaN references (then 0), anything else NaN is +inf.
+// |y - r| / ulp(r); NaN results must match NaN references (then 0), anything else NaN is +inf. Zeros are signed,
+// as in float32's UlpErrorF32 (src/reference/ulp.h): a zero y whose sign differs from r's (r.hi = RN(r) keeps the
+// sign of a tiny r) is +inf. (The near-root window, where the claim is absolute, is BackwardErr's.)
 double UlpError(double y, const Ref& r) {
   if (std::isnan(r.hi)) return std::isnan(y) ? 0.0 : kInf;
   if (std::isnan(y)) return kInf;
   if (std::isinf(r.hi) || std::isinf(y)) return y == r.hi ? 0.0 : kInf;
+  if (y == 0 && std::signbit(y) != std::signbit(r.hi)) return kInf;
   return std::fabs((y - r.hi) / r.ulp - r.delta);
 }
 
