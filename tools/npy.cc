@@ -6,12 +6,14 @@
 #include "tools/npy.h"
 
 #include <fcntl.h>
+#include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <bit>
 #include <cerrno>
+#include <csignal>
 #include <cstring>
 #include <limits>
 #include <optional>
@@ -581,6 +583,75 @@ Array Read(const std::filesystem::path& path) {
   }
 }
 
+namespace {
+
+// The temporary file Write is filling, for RemoveTemporaryAndReraise: a signal that ends the process mid-write
+// (Ctrl-C, kill) removes it rather than leaving a hidden partial file beside OUT. One write at a time (the CLI's).
+char g_temporary[4096];
+volatile std::sig_atomic_t g_temporary_set = 0;
+constexpr int kEndingSignals[] = {SIGINT, SIGTERM, SIGHUP};
+
+extern "C" void RemoveTemporaryAndReraise(int sig) {
+  if (g_temporary_set) ::unlink(g_temporary);  // async-signal-safe, as are the calls below
+  ::signal(sig, SIG_DFL);
+  ::raise(sig);
+}
+
+// For its lifetime: RemoveTemporaryAndReraise handles each ending signal whose action is the default
+// (termination; an ignored or handled signal is left as it is), and Track/Untrack name the file it removes,
+// with those signals blocked meanwhile so that a signal never sees the name half written.
+class TemporaryFileGuard {
+ public:
+  TemporaryFileGuard() {
+    for (size_t i = 0; i < std::size(kEndingSignals); ++i) {
+      struct sigaction current {};
+      installed_[i] = ::sigaction(kEndingSignals[i], nullptr, &current) == 0 && current.sa_handler == SIG_DFL;
+      if (!installed_[i]) continue;
+      struct sigaction handler {};
+      handler.sa_handler = RemoveTemporaryAndReraise;
+      sigemptyset(&handler.sa_mask);
+      installed_[i] = ::sigaction(kEndingSignals[i], &handler, &previous_[i]) == 0;
+    }
+  }
+  ~TemporaryFileGuard() {
+    Untrack();
+    for (size_t i = 0; i < std::size(kEndingSignals); ++i) {
+      if (installed_[i]) ::sigaction(kEndingSignals[i], &previous_[i], nullptr);
+    }
+  }
+  // Creates the temporary file from `name_template` (mkstemp) and tracks it, signals blocked in between.
+  int Create(std::string& name_template) {
+    const Blocked blocked;
+    const int fd = ::mkstemp(name_template.data());
+    if (fd >= 0 && name_template.size() < sizeof(g_temporary)) {
+      std::memcpy(g_temporary, name_template.c_str(), name_template.size() + 1);
+      g_temporary_set = 1;
+    }
+    return fd;
+  }
+  // The file is renamed or removed: nothing to remove any more.
+  void Untrack() {
+    const Blocked blocked;
+    g_temporary_set = 0;
+  }
+
+ private:
+  struct Blocked {
+    sigset_t old;
+    Blocked() {
+      sigset_t set;
+      sigemptyset(&set);
+      for (int sig : kEndingSignals) sigaddset(&set, sig);
+      ::sigprocmask(SIG_BLOCK, &set, &old);
+    }
+    ~Blocked() { ::sigprocmask(SIG_SETMASK, &old, nullptr); }
+  };
+  bool installed_[std::size(kEndingSignals)] = {};
+  struct sigaction previous_[std::size(kEndingSignals)] = {};
+};
+
+}  // namespace
+
 void Write(const std::filesystem::path& path, const Array& a) {
   const std::string name = "'" + path.string() + "'";
   std::filesystem::path dir = path.parent_path();
@@ -617,7 +688,8 @@ void Write(const std::filesystem::path& path, const Array& a) {
   }
   const std::string prefix = Prefix(a);
   std::string tmp = UniqueNameTemplate((dir / ("." + path.filename().string() + ".tmp-")).string());
-  const int fd = ::mkstemp(tmp.data());
+  TemporaryFileGuard guard;
+  const int fd = guard.Create(tmp);
   if (fd < 0) {
     throw Error("cannot write " + name + ": cannot create a file in '" + dir.string() + "': " + Errno(errno));
   }
@@ -653,6 +725,7 @@ void Write(const std::filesystem::path& path, const Array& a) {
     ::unlink(tmp.c_str());
     throw Error("cannot write " + name + ": rename failed: " + Errno(e));
   }
+  guard.Untrack();
 }
 
 }  // namespace gelu::npy

@@ -74,7 +74,8 @@ Array Read(const std::filesystem::path& path);
 // every byte is written and flushed. On any failure the temporary file is removed and `path` is untouched, so
 // `path` may be the input file itself. A new file gets mode 0666 minus the umask; an existing one keeps its mode.
 // A symbolic link is followed (the file it names is replaced; the link stays); a `path` that exists and is not
-// a regular file (device, FIFO, socket, directory) is refused, never replaced.
+// a regular file (device, FIFO, socket, directory) is refused, never replaced. SIGINT, SIGTERM or SIGHUP during
+// the write (where their action is the default) removes the temporary file before the process ends.
 void Write(const std::filesystem::path& path, const Array& a);
 
 }  // namespace gelu::npy
