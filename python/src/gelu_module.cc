@@ -65,8 +65,16 @@ py::array AsArray(const char* fn, const char* name, const py::handle& obj) {
   if (py::isinstance<py::array>(obj)) return py::reinterpret_borrow<py::array>(obj);
   py::array a = py::array::ensure(obj);
   if (!a) {
+    // ensure() swallows the conversion's own error, which is often the real cause (a torch tensor that requires
+    // grad: "Can't call numpy() on Tensor that requires grad"): ask numpy again to show it.
+    std::string cause;
+    try {
+      py::module_::import("numpy").attr("asarray")(obj);
+    } catch (const py::error_already_set& e) {
+      cause = " (" + std::string(py::str(e.type().attr("__name__"))) + ": " + std::string(py::str(e.value())) + ")";
+    }
     throw py::type_error(std::string(fn) + ": " + name + " must be an array of " + kAccepted + "; got " +
-                         std::string(py::str(py::type::handle_of(obj).attr("__name__"))));
+                         std::string(py::str(py::type::handle_of(obj).attr("__name__"))) + cause);
   }
   return a;
 }

@@ -183,6 +183,13 @@ def test_half_precision_runs_in_16bit_kernels():
         assert xg.grad.dtype == dtype
 
 
+def test_numpy_api_says_why_a_tensor_is_refused():
+    # The plain array functions convert through numpy, which refuses a tensor that requires grad: the message
+    # carries numpy's reason (gelu.torch is the autograd entry point).
+    with pytest.raises(TypeError, match=r"x must be an array of .*; got Tensor \(.*requires grad"):
+        gelu.forward(torch.ones(3, requires_grad=True))
+
+
 def test_dispatch_decisions():
     # Where each kind of tensor goes: a (device, dtype) pair for the library's kernels, or the fallback's reason.
     strided = torch.strided
