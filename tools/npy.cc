@@ -687,7 +687,10 @@ void Write(const std::filesystem::path& path, const Array& a) {
     mode = 0666 & ~mask;
   }
   const std::string prefix = Prefix(a);
-  std::string tmp = UniqueNameTemplate((dir / ("." + path.filename().string() + ".tmp-")).string());
+  // The temporary name adds 12 characters to OUT's: cut at 200 so that an OUT name near the 255-byte limit still
+  // gets a temporary file (mkstemp failed with "File name too long").
+  const std::string base = path.filename().string().substr(0, 200);
+  std::string tmp = UniqueNameTemplate((dir / ("." + base + ".tmp-")).string());
   TemporaryFileGuard guard;
   const int fd = guard.Create(tmp);
   if (fd < 0) {

@@ -533,6 +533,10 @@ TEST_F(Cli, ApplyOutputSpecialFilesAndLinks) {
   ASSERT_EQ(Run({"apply", P("x.npy"), P("direct.npy")}).rc, 0);
   EXPECT_EQ(Slurp(P("target.npy")), Slurp(P("direct.npy")));
   EXPECT_EQ(Listing(dir_ / "links"), std::vector<std::string>{"y.npy"});  // no temporary file in the link's directory
+  // An OUT name of 254 bytes, legal, longer than the temporary name's room.
+  const std::string long_name = std::string(250, 'y') + ".npy";
+  ASSERT_EQ(Run({"apply", P("x.npy"), P(long_name)}).rc, 0);
+  EXPECT_EQ(Slurp(P(long_name)), Slurp(P("direct.npy")));
   fs::create_symlink(P("missing.npy"), dir_ / "dangling.npy");
   ExpectFailure(Run({"apply", P("x.npy"), P("dangling.npy")}), "a symbolic link whose target cannot be resolved");
   EXPECT_FALSE(fs::exists(P("missing.npy")));
