@@ -115,13 +115,12 @@ bool SameBits(const std::vector<float>& a, const std::vector<float>& b) {
   return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(float)) == 0;
 }
 
-// The aliases of the three forms are those forms, bit for bit (float32 and both half types).
+// The aliases of the three forms are those forms, bit for bit (float32 on the sample of Inputs(), both half types
+// on every input).
 TEST(VariantsTest, FormAliasesEqualTheForms) {
   const auto x = Inputs();
   const size_t n = x.size();
   std::vector<float> ones(n, 1.0f), y(n), want(n);
-  std::vector<uint16_t> hx(n), hy(n), hwant(n);
-  for (size_t i = 0; i < n; ++i) hx[i] = static_cast<uint16_t>(i * 7919u);
   for (const Entry& e : kTable) {
     if (e.approximate < 0) continue;
     const auto a = static_cast<gelu_approximate>(e.approximate);
@@ -131,12 +130,27 @@ TEST(VariantsTest, FormAliasesEqualTheForms) {
     ASSERT_EQ(gelu_variant_backward_f32(e.variant, ones.data(), x.data(), y.data(), n), GELU_OK);
     ASSERT_EQ(gelu_backward_f32(ones.data(), x.data(), want.data(), n, a), GELU_OK);
     EXPECT_TRUE(SameBits(y, want)) << e.name;
-    ASSERT_EQ(gelu_variant_forward_bf16(e.variant, hx.data(), hy.data(), n), GELU_OK);
-    ASSERT_EQ(gelu_forward_bf16(hx.data(), hwant.data(), n, a), GELU_OK);
-    EXPECT_EQ(hy, hwant) << e.name;
-    ASSERT_EQ(gelu_variant_backward_f16(e.variant, hx.data(), hx.data(), hy.data(), n), GELU_OK);
-    ASSERT_EQ(gelu_backward_f16(hx.data(), hx.data(), hwant.data(), n, a), GELU_OK);
-    EXPECT_EQ(hy, hwant) << e.name;
+  }
+  // Both half types, every one of the 65,536 bit patterns, forward and backward (grad_out the pattern itself, so
+  // every sign and binade of grad_out appears too).
+  std::vector<uint16_t> all(65536), out(all.size()), expected(all.size());
+  for (size_t i = 0; i < all.size(); ++i) all[i] = static_cast<uint16_t>(i);
+  const size_t m = all.size();
+  for (const Entry& e : kTable) {
+    if (e.approximate < 0) continue;
+    const auto a = static_cast<gelu_approximate>(e.approximate);
+    ASSERT_EQ(gelu_variant_forward_bf16(e.variant, all.data(), out.data(), m), GELU_OK);
+    ASSERT_EQ(gelu_forward_bf16(all.data(), expected.data(), m, a), GELU_OK);
+    EXPECT_EQ(out, expected) << e.name << " bf16 forward";
+    ASSERT_EQ(gelu_variant_backward_bf16(e.variant, all.data(), all.data(), out.data(), m), GELU_OK);
+    ASSERT_EQ(gelu_backward_bf16(all.data(), all.data(), expected.data(), m, a), GELU_OK);
+    EXPECT_EQ(out, expected) << e.name << " bf16 backward";
+    ASSERT_EQ(gelu_variant_forward_f16(e.variant, all.data(), out.data(), m), GELU_OK);
+    ASSERT_EQ(gelu_forward_f16(all.data(), expected.data(), m, a), GELU_OK);
+    EXPECT_EQ(out, expected) << e.name << " f16 forward";
+    ASSERT_EQ(gelu_variant_backward_f16(e.variant, all.data(), all.data(), out.data(), m), GELU_OK);
+    ASSERT_EQ(gelu_backward_f16(all.data(), all.data(), expected.data(), m, a), GELU_OK);
+    EXPECT_EQ(out, expected) << e.name << " f16 backward";
   }
 }
 
