@@ -217,10 +217,12 @@ struct Descr {
   bool swap;  // the file's byte order differs from this machine's
 };
 
+// What every unsupported-dtype message ends with: the dtypes that are read.
+constexpr std::string_view kSupported = "; gelu apply reads float16 ('<f2'), float32 ('<f4') and float64 ('<f8')";
+
 Descr ParseDescr(const Value& v) {
   if (v.kind == Value::Kind::list) {
-    throw Error("unsupported dtype: structured (record) arrays are not supported; gelu apply reads float32 ('<f4') "
-                "and float64 ('<f8') arrays");
+    throw Error("unsupported dtype: structured (record) arrays are not supported" + std::string(kSupported));
   }
   if (v.kind != Value::Kind::string) {
     throw Error(std::string("'descr' must be a dtype string such as '<f4', found ") + KindName(v.kind));
@@ -240,7 +242,7 @@ Descr ParseDescr(const Value& v) {
     if (c < '0' || c > '9') digits = false;
     if (digits) size = size * 10 + static_cast<unsigned>(c - '0');
   }
-  const std::string supported = "; gelu apply reads float16 ('<f2'), float32 ('<f4') and float64 ('<f8')";
+  const std::string supported(kSupported);
   if (!digits) size = 0;
   const auto bits = [&] { return size == 0 ? std::string() : std::to_string(size * 8); };
   switch (kind) {

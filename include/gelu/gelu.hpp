@@ -6,8 +6,9 @@
 //   gelu::backward(dy, x, dx);                             // dx = dy * GELU'(x), exact form
 //   float v = gelu::forward(0.5f);                         // one value
 //
-// Errors (size mismatch, partial overlap) throw gelu::Error, derived from std::invalid_argument,
-// with a message that names the arguments. Accuracy and special values: see gelu.h.
+// Errors (size mismatch, partial overlap) throw gelu::Error, derived from std::invalid_argument: a size mismatch
+// names the arguments ("x has 3 elements but y has 2"), anything else gives the C status's text
+// (gelu_status_string). Accuracy and special values: see gelu.h.
 #ifndef GELU_GELU_HPP_
 #define GELU_GELU_HPP_
 
