@@ -138,21 +138,28 @@ TEST(VariantsTest, FormAliasesEqualTheForms) {
   std::vector<uint16_t> all(65536), out(all.size()), expected(all.size());
   for (size_t i = 0; i < all.size(); ++i) all[i] = static_cast<uint16_t>(i);
   const size_t m = all.size();
+  // Each half type's four entry points: variant forward/backward, then form forward/backward.
+  struct HalfApi {
+    const char* name;
+    gelu_status (*variant_forward)(gelu_variant, const uint16_t*, uint16_t*, size_t);
+    gelu_status (*variant_backward)(gelu_variant, const uint16_t*, const uint16_t*, uint16_t*, size_t);
+    gelu_status (*forward)(const uint16_t*, uint16_t*, size_t, gelu_approximate);
+    gelu_status (*backward)(const uint16_t*, const uint16_t*, uint16_t*, size_t, gelu_approximate);
+  };
+  const HalfApi apis[] = {
+      {"bf16", gelu_variant_forward_bf16, gelu_variant_backward_bf16, gelu_forward_bf16, gelu_backward_bf16},
+      {"f16", gelu_variant_forward_f16, gelu_variant_backward_f16, gelu_forward_f16, gelu_backward_f16}};
   for (const Entry& e : kTable) {
     if (e.approximate < 0) continue;
     const auto a = static_cast<gelu_approximate>(e.approximate);
-    ASSERT_EQ(gelu_variant_forward_bf16(e.variant, all.data(), out.data(), m), GELU_OK);
-    ASSERT_EQ(gelu_forward_bf16(all.data(), expected.data(), m, a), GELU_OK);
-    EXPECT_EQ(out, expected) << e.name << " bf16 forward";
-    ASSERT_EQ(gelu_variant_backward_bf16(e.variant, all.data(), all.data(), out.data(), m), GELU_OK);
-    ASSERT_EQ(gelu_backward_bf16(all.data(), all.data(), expected.data(), m, a), GELU_OK);
-    EXPECT_EQ(out, expected) << e.name << " bf16 backward";
-    ASSERT_EQ(gelu_variant_forward_f16(e.variant, all.data(), out.data(), m), GELU_OK);
-    ASSERT_EQ(gelu_forward_f16(all.data(), expected.data(), m, a), GELU_OK);
-    EXPECT_EQ(out, expected) << e.name << " f16 forward";
-    ASSERT_EQ(gelu_variant_backward_f16(e.variant, all.data(), all.data(), out.data(), m), GELU_OK);
-    ASSERT_EQ(gelu_backward_f16(all.data(), all.data(), expected.data(), m, a), GELU_OK);
-    EXPECT_EQ(out, expected) << e.name << " f16 backward";
+    for (const HalfApi& api : apis) {
+      ASSERT_EQ(api.variant_forward(e.variant, all.data(), out.data(), m), GELU_OK);
+      ASSERT_EQ(api.forward(all.data(), expected.data(), m, a), GELU_OK);
+      EXPECT_EQ(out, expected) << e.name << " " << api.name << " forward";
+      ASSERT_EQ(api.variant_backward(e.variant, all.data(), all.data(), out.data(), m), GELU_OK);
+      ASSERT_EQ(api.backward(all.data(), all.data(), expected.data(), m, a), GELU_OK);
+      EXPECT_EQ(out, expected) << e.name << " " << api.name << " backward";
+    }
   }
 }
 
