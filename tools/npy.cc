@@ -218,11 +218,11 @@ struct Descr {
 };
 
 // What every unsupported-dtype message ends with: the dtypes that are read.
-constexpr std::string_view kSupported = "; gelu apply reads float16 ('<f2'), float32 ('<f4') and float64 ('<f8')";
+const std::string kSupported = "; gelu apply reads float16 ('<f2'), float32 ('<f4') and float64 ('<f8')";
 
 Descr ParseDescr(const Value& v) {
   if (v.kind == Value::Kind::list) {
-    throw Error("unsupported dtype: structured (record) arrays are not supported" + std::string(kSupported));
+    throw Error("unsupported dtype: structured (record) arrays are not supported" + kSupported);
   }
   if (v.kind != Value::Kind::string) {
     throw Error(std::string("'descr' must be a dtype string such as '<f4', found ") + KindName(v.kind));
@@ -242,7 +242,6 @@ Descr ParseDescr(const Value& v) {
     if (c < '0' || c > '9') digits = false;
     if (digits) size = size * 10 + static_cast<unsigned>(c - '0');
   }
-  const std::string supported(kSupported);
   if (!digits) size = 0;
   const auto bits = [&] { return size == 0 ? std::string() : std::to_string(size * 8); };
   switch (kind) {
@@ -253,20 +252,20 @@ Descr ParseDescr(const Value& v) {
         return {size == 2 ? DType::f16 : size == 4 ? DType::f32 : DType::f64,
                 file_little != (std::endian::native == std::endian::little)};
       }
-      if (size == 0) throw Error("unknown dtype " + Quote(d) + supported);
-      throw Error("unsupported dtype " + Quote(d) + " (float" + bits() + ")" + supported);
-    case 'i': throw Error("unsupported dtype " + Quote(d) + " (int" + bits() + ")" + supported);
-    case 'u': throw Error("unsupported dtype " + Quote(d) + " (uint" + bits() + ")" + supported);
-    case 'b': throw Error("unsupported dtype " + Quote(d) + " (bool)" + supported);
-    case 'c': throw Error("unsupported dtype " + Quote(d) + " (complex" + bits() + ")" + supported);
-    case 'O': throw Error("unsupported dtype " + Quote(d) + " (Python object)" + supported);
+      if (size == 0) throw Error("unknown dtype " + Quote(d) + kSupported);
+      throw Error("unsupported dtype " + Quote(d) + " (float" + bits() + ")" + kSupported);
+    case 'i': throw Error("unsupported dtype " + Quote(d) + " (int" + bits() + ")" + kSupported);
+    case 'u': throw Error("unsupported dtype " + Quote(d) + " (uint" + bits() + ")" + kSupported);
+    case 'b': throw Error("unsupported dtype " + Quote(d) + " (bool)" + kSupported);
+    case 'c': throw Error("unsupported dtype " + Quote(d) + " (complex" + bits() + ")" + kSupported);
+    case 'O': throw Error("unsupported dtype " + Quote(d) + " (Python object)" + kSupported);
     case 'S':
     case 'a':
-    case 'U': throw Error("unsupported dtype " + Quote(d) + " (string)" + supported);
-    case 'V': throw Error("unsupported dtype " + Quote(d) + " (void/structured)" + supported);
+    case 'U': throw Error("unsupported dtype " + Quote(d) + " (string)" + kSupported);
+    case 'V': throw Error("unsupported dtype " + Quote(d) + " (void/structured)" + kSupported);
     case 'M':
-    case 'm': throw Error("unsupported dtype " + Quote(d) + " (datetime/timedelta)" + supported);
-    default: throw Error("unknown dtype " + Quote(d) + supported);
+    case 'm': throw Error("unsupported dtype " + Quote(d) + " (datetime/timedelta)" + kSupported);
+    default: throw Error("unknown dtype " + Quote(d) + kSupported);
   }
 }
 
@@ -600,7 +599,7 @@ extern "C" void RemoveTemporaryAndReraise(int sig) {
 }
 
 // For its lifetime: RemoveTemporaryAndReraise handles each ending signal whose action is the default
-// (termination; an ignored or handled signal is left as it is), and Track/Untrack name the file it removes,
+// (termination; an ignored or handled signal is left as it is), and Create/Untrack name the file it removes,
 // with those signals blocked meanwhile so that a signal never sees the name half written.
 class TemporaryFileGuard {
  public:

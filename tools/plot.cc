@@ -62,6 +62,13 @@ void WriteFile(const std::filesystem::path& p, const std::string& text) {
   if (!f) throw Failure("cannot write '" + p.string() + "'");
 }
 
+// The failure of an interpreter that cannot be started (CheckPlotOptions before anything runs, Spawn after).
+Failure CannotRun(const std::string& python, int err) {
+  return Failure(fmt::format("cannot run '{}': {}; gelu plot needs Python 3 with matplotlib "
+                             "(Debian: apt-get install python3 python3-matplotlib; choose another with --python)",
+                             python, std::strerror(err)));
+}
+
 // Runs argv[0] (an absolute path) with argv; returns its exit status. Throws if it cannot be started.
 int Spawn(const std::vector<std::string>& argv) {
   std::vector<char*> args;
@@ -69,11 +76,7 @@ int Spawn(const std::vector<std::string>& argv) {
   args.push_back(nullptr);
   pid_t pid = 0;
   const int err = posix_spawn(&pid, args[0], nullptr, nullptr, args.data(), environ);
-  if (err != 0) {
-    throw Failure(fmt::format("cannot run '{}': {}; gelu plot needs Python 3 with matplotlib "
-                              "(Debian: apt-get install python3 python3-matplotlib; choose another with --python)",
-                              argv[0], std::strerror(err)));
-  }
+  if (err != 0) throw CannotRun(argv[0], err);
   int status = 0;
   while (waitpid(pid, &status, 0) < 0) {
     if (errno != EINTR) throw Failure(fmt::format("waitpid failed: {}", std::strerror(errno)));
@@ -100,11 +103,7 @@ struct TempDir {
 void CheckPlotOptions(const PlotOptions& o) {
   // Written so that NaN fails too.
   if (!(o.leaky_slope > 0 && o.leaky_slope < 1)) throw Failure("--leaky-slope must be in (0, 1)");
-  if (::access(o.python.c_str(), X_OK) != 0) {
-    throw Failure(fmt::format("cannot run '{}': {}; gelu plot needs Python 3 with matplotlib "
-                              "(Debian: apt-get install python3 python3-matplotlib; choose another with --python)",
-                              o.python, std::strerror(errno)));
-  }
+  if (::access(o.python.c_str(), X_OK) != 0) throw CannotRun(o.python, errno);
   (void)FindScript();
 }
 
