@@ -107,7 +107,7 @@ GELU_API const char* gelu_simd_target(void);
  * Valid types: bf16, fp16.  Max error: 0 -- correctly rounded (round to nearest even) for every one of the 65,536
  *   inputs, every form, forward and f' (backward with grad_out = 1), against the form's formula evaluated exactly
  *   (tests/half/half_exhaustive_test.cc); with other grad_out, the product grad_out * f'(x) (f' in double, relative
- *   error < 2^-31) is rounded once: within 0.5 + 2^-18 ULP, not always correctly rounded (docs/ACCURACY.md). Special values as float32; fp16 subnormals are inputs and results;
+ *   error < 2^-30) is rounded once: within 0.5 + 2^-18 ULP, not always correctly rounded (docs/ACCURACY.md). Special values as float32; fp16 subnormals are inputs and results;
  *   NaN -> quiet NaN. y may alias x, grad_in may alias grad_out or x.
  * Example:  uint16_t x[2] = {0x3f80, 0xbf80}, y[2];  (bf16 1.0, -1.0)
  *           gelu_forward_bf16(x, y, 2, GELU_APPROXIMATE_NONE);  (y = {0x3f57, 0xbe22}: 0.83984375, -0.158203125) */
