@@ -94,9 +94,12 @@ struct ColumnMajorTable {
 };
 
 // out[k] = row k of each lane's column, k < N, for 8 lanes: per group of 4 rows, the 4 coefficients of lanes i
-// and i + 4 in the two halves of one register (a 128-bit load and an insert), then a 4x4 transpose within the
-// halves (unpack, shuffle): 8 loads, 8 inserts and 8 shuffles per 4 rows, for 8 lanes. Measured on AMD Zen 1
-// against the 32-entry lookup a row at a time (gathers): see docs/BENCHMARKS.md.
+// and i + 4 in the two halves of one register (two vbroadcastf128 loads and a vblendps), then a 4x4 transpose
+// within the halves (unpack, shuffle): 8 loads, 4 blends and 8 shuffles per 4 rows, for 8 lanes. The blend, not a
+// vinsertf128 of the second entry: the forwards 1.02x on N(0,1), backwards 0.99-1.01x (AMD Zen 5, same-process
+// A/B, 21 repetitions; an A/A read 0.996-1.001x): it runs on any vector ALU pipe, the insert on the shuffle pipes
+// the transpose keeps busy. Against the 32-entry lookup a row at a time: on AMD Zen 1 see docs/BENCHMARKS.md; on
+// Zen 5 eight vgatherdps for the core's rows ran the exact form at 0.32x (forward) and 0.37x (backward) of this.
 template <int kKind, int kForm, bool kDerivative, int N>
 HWY_INLINE void ColumnsOf8(hn::Vec<hn::Full256<int32_t>> column, hn::Vec<hn::Full256<float>> (&out)[N]) {
   using Table = ColumnMajorTable<kKind, kForm, kDerivative, N>;
@@ -113,10 +116,12 @@ HWY_INLINE void ColumnsOf8(hn::Vec<hn::Full256<int32_t>> column, hn::Vec<hn::Ful
   for (int i = 0; i < 8; ++i) offset[i] = static_cast<uint32_t>(pair[i / 2] >> (32 * (i % 2)));
   for (int g = 0; g * 4 < N; ++g) {
     const char* block = reinterpret_cast<const char*>(Table::kBlocks.block[g]);
-    const auto entry = [block](uint32_t at) { return _mm_load_ps(reinterpret_cast<const float*>(block + at)); };
+    const auto entry = [block](uint32_t at) {
+      return _mm256_broadcast_ps(reinterpret_cast<const __m128*>(block + at));
+    };
     __m256 t[4];
     for (int i = 0; i < 4; ++i) {
-      t[i] = _mm256_insertf128_ps(_mm256_castps128_ps256(entry(offset[i])), entry(offset[i + 4]), 1);
+      t[i] = _mm256_blend_ps(entry(offset[i]), entry(offset[i + 4]), 0xF0);
     }
     const __m256 a = _mm256_unpacklo_ps(t[0], t[1]);  // lanes 0 1 0 1: rows 0 0 1 1 (and 4 5 4 5 above)
     const __m256 c = _mm256_unpacklo_ps(t[2], t[3]);  // lanes 2 3 2 3
