@@ -27,9 +27,6 @@
 
 namespace gelu::npy {
 
-// A name template for mkstemp/mkdtemp: `prefix` followed by the six 'X' those calls overwrite with a unique suffix.
-inline std::string UniqueNameTemplate(const std::string& prefix) { return prefix + std::string(6, 'X'); }
-
 // Every failure of this module: a message that says what is wrong and where, without the file name (callers
 // prefix it).
 class Error : public std::runtime_error {
@@ -70,12 +67,9 @@ std::string Quote(std::string_view s);
 // "'x.npy': truncated data: ...").
 Array Read(const std::filesystem::path& path);
 
-// Writes `a` to `path` atomically: into a temporary file in the same directory, renamed over `path` only once
-// every byte is written and flushed. On any failure the temporary file is removed and `path` is untouched, so
-// `path` may be the input file itself. A new file gets mode 0666 minus the umask; an existing one keeps its mode.
-// A symbolic link is followed (the file it names is replaced; the link stays); a `path` that exists and is not
-// a regular file (device, FIFO, socket, directory) is refused, never replaced. SIGINT, SIGTERM or SIGHUP during
-// the write (where their action is the default) removes the temporary file before the process ends.
+// Writes `a` to `path` as numpy.save does, atomically (gelu::ReplaceFile, tools/replace_file.h: a whole new file
+// or `path` untouched, so `path` may be the input file itself; symbolic links followed, devices and FIFOs
+// refused). Throws npy::Error ("cannot write 'out.npy': ...").
 void Write(const std::filesystem::path& path, const Array& a);
 
 }  // namespace gelu::npy

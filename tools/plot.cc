@@ -15,6 +15,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <memory>
 #include <string>
 #include <vector>
@@ -22,7 +23,7 @@
 #include "gelu/gelu.hpp"
 #include "src/reference/reference.h"
 #include "tools/commands.h"
-#include "tools/npy.h"
+#include "tools/replace_file.h"
 
 extern char** environ;
 
@@ -88,8 +89,10 @@ int Spawn(const std::vector<std::string>& argv) {
 struct TempDir {
   std::filesystem::path path;
   TempDir() {
-    std::string t = npy::UniqueNameTemplate((std::filesystem::temp_directory_path() / "gelu-plot-").string());
-    if (mkdtemp(t.data()) == nullptr) throw Failure(fmt::format("cannot create a temporary directory: {}", std::strerror(errno)));
+    std::string t = UniqueNameTemplate((std::filesystem::temp_directory_path() / "gelu-plot-").string());
+    if (mkdtemp(t.data()) == nullptr) {
+      throw Failure(fmt::format("cannot create a temporary directory: {}", std::strerror(errno)));
+    }
     path = t;
   }
   ~TempDir() {
@@ -162,15 +165,33 @@ std::vector<std::string> MakePlots(const PlotOptions& o) {
   WriteFile(tmp.path / "ulps.csv", ulps);
   const int rc = Spawn({o.python, script.string(), "--curves", (tmp.path / "curves.csv").string(), "--errors",
                         (tmp.path / "errors.csv").string(), "--ulps", (tmp.path / "ulps.csv").string(), "--min-x",
-                        Num(m.x), "--min-y", Num(m.f), "--leaky-slope", Num(o.leaky_slope), "--outdir", o.outdir});
+                        Num(m.x), "--min-y", Num(m.f), "--leaky-slope", Num(o.leaky_slope), "--outdir",
+                        (tmp.path / "figures").string()});
   if (rc != 0) {
     throw Failure(fmt::format("'{} {}' failed with exit status {}{}", o.python, script.string(), rc,
                               rc == 3 ? " (matplotlib is missing: apt-get install python3-matplotlib)" : ""));
   }
+  // The script draws into the temporary directory; only once it has drawn every figure are they copied into
+  // OUTDIR, each by ReplaceFile, so that a failing script (or a missing figure) leaves OUTDIR's files as they were.
+  constexpr const char* kFigures[] = {"gelu_vs_relu.png", "gelu_vs_relu.svg", "gelu_approx_error.png",
+                                      "gelu_approx_error.svg"};
+  std::vector<std::string> drawn;
+  for (const char* name : kFigures) {
+    const auto p = tmp.path / "figures" / name;
+    std::ifstream f(p, std::ios::binary);
+    if (!std::filesystem::is_regular_file(p, ec) || !f) {
+      throw Failure(fmt::format("the script did not write {} (nothing in '{}' was changed)", name, o.outdir));
+    }
+    drawn.emplace_back(std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>());
+  }
   std::vector<std::string> written;
-  for (const char* name : {"gelu_vs_relu.png", "gelu_vs_relu.svg", "gelu_approx_error.png", "gelu_approx_error.svg"}) {
-    const auto p = std::filesystem::path(o.outdir) / name;
-    if (!std::filesystem::is_regular_file(p, ec)) throw Failure("the script did not write '" + p.string() + "'");
+  for (size_t i = 0; i < std::size(kFigures); ++i) {
+    const auto p = std::filesystem::path(o.outdir) / kFigures[i];
+    try {
+      ReplaceFile(p, drawn[i]);
+    } catch (const ReplaceFileError& e) {
+      throw Failure(e.what());
+    }
     written.push_back(p.string());
   }
   return written;

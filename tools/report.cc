@@ -8,13 +8,13 @@
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
-#include <fstream>
 #include <map>
 #include <memory>
 #include <thread>
 
 #include "gelu/gelu.hpp"
 #include "tools/commands.h"
+#include "tools/replace_file.h"
 
 namespace gelu::cli {
 namespace {
@@ -118,10 +118,11 @@ int RunReport(const ReportOptions& o) {
   md += "![GELU vs ReLU vs Leaky ReLU](gelu_vs_relu.png)\n\n![Error of each approximation](gelu_approx_error.png)\n";
 
   const auto path = std::filesystem::path(o.outdir) / "report.md";
-  std::ofstream f(path, std::ios::binary);
-  f << md;
-  f.close();
-  if (!f) throw Failure("cannot write '" + path.string() + "'");
+  try {
+    ReplaceFile(path, md);
+  } catch (const ReplaceFileError& e) {
+    throw Failure(e.what());
+  }
   const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   std::printf("Report written to %s (figures beside it) in %s. Accuracy: %s.\n", path.string().c_str(),
               Duration(s).c_str(), acc.all_pass() ? "every claim holds" : "a claim FAILS (see above)");

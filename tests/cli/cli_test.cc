@@ -767,6 +767,54 @@ TEST_F(Cli, PlotBadOutputDirectory) {
   ExpectFailure(Run({"plot", "-o", P("figs"), "--leaky-slope", "nan"}), "--leaky-slope must be in (0, 1)");
 }
 
+// A plotting script that fails part way, or that leaves a figure out, changes nothing in OUTDIR: the figures are
+// drawn into a temporary directory and replace OUTDIR's only once all of them exist. The stand-in interpreter
+// writes into the --outdir it is given, as scripts/plot_gelu.py does.
+TEST_F(Cli, PlotThatFailsChangesNothing) {
+  const std::vector<std::string> figures = {"gelu_approx_error.png", "gelu_approx_error.svg", "gelu_vs_relu.png",
+                                            "gelu_vs_relu.svg"};
+  fs::create_directories(dir_ / "figs");
+  for (const std::string& f : figures) std::ofstream(dir_ / "figs" / f) << "old " << f;
+  const auto fake_python = [&](const std::string& name, const std::string& draw) {
+    const fs::path p = dir_ / name;
+    std::ofstream(p) << "#!/bin/sh\n"
+                        "while [ $# -gt 0 ]; do [ \"$1\" = --outdir ] && out=$2; shift; done\n"
+                        "mkdir -p \"$out\"\n"
+                     << draw;
+    fs::permissions(p, fs::perms::owner_all);
+    return p.string();
+  };
+  const auto unchanged = [&] {
+    EXPECT_EQ(Listing(dir_ / "figs"), figures);  // no temporary left either
+    for (const std::string& f : figures) EXPECT_EQ(Slurp(dir_ / "figs" / f), "old " + f);
+  };
+  // The first figure written, then the script fails.
+  const std::string failing = fake_python("failing", "echo partial > \"$out/gelu_vs_relu.png\"\nexit 1\n");
+  ExpectFailure(Run({"plot", "-o", P("figs"), "--python", failing}), "failed with exit status 1");
+  unchanged();
+  // Exit status 0, one figure missing.
+  const std::string partial = fake_python(
+      "partial", "for f in gelu_vs_relu.png gelu_vs_relu.svg gelu_approx_error.png; do echo new > \"$out/$f\"; done\n");
+  ExpectFailure(Run({"plot", "-o", P("figs"), "--python", partial}),
+                "the script did not write gelu_approx_error.svg (nothing in '" + P("figs") + "' was changed)");
+  unchanged();
+  // A directory where a figure goes is refused, not replaced.
+  fs::remove(dir_ / "figs" / "gelu_vs_relu.svg");
+  fs::create_directory(dir_ / "figs" / "gelu_vs_relu.svg");
+  const std::string complete = fake_python(
+      "complete", "for f in gelu_vs_relu.png gelu_vs_relu.svg gelu_approx_error.png gelu_approx_error.svg; do "
+                  "echo new > \"$out/$f\"; done\n");
+  ExpectFailure(Run({"plot", "-o", P("figs"), "--python", complete}),
+                "cannot write '" + P("figs") + "/gelu_vs_relu.svg': it is a directory");
+  EXPECT_TRUE(fs::is_directory(dir_ / "figs" / "gelu_vs_relu.svg"));
+  // And the same script with the way clear replaces every figure.
+  fs::remove(dir_ / "figs" / "gelu_vs_relu.svg");
+  const Result r = Run({"plot", "-o", P("figs"), "--python", complete});
+  ASSERT_EQ(r.rc, 0) << r.err;
+  EXPECT_EQ(Listing(dir_ / "figs"), figures);
+  for (const std::string& f : figures) EXPECT_EQ(Slurp(dir_ / "figs" / f), "new\n") << f;
+}
+
 TEST_F(Cli, ReportStatesTheCorrectFactsAndWritesEverything) {
   const Result r = Run({"report", "-o", P("report"), "--no-progress"});
   ASSERT_EQ(r.rc, 0) << r.err;

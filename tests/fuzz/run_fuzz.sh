@@ -21,8 +21,8 @@ command -v "$cxx" >/dev/null || { echo "run_fuzz.sh: $cxx not found (apt-get ins
 mkdir -p "$build"
 echo "run_fuzz.sh: building $build/npy_fuzz with $("$cxx" --version | head -1)"
 if ! "$cxx" -std=c++20 -O1 -g -fno-omit-frame-pointer -fsanitize=fuzzer,address,undefined \
-    -fno-sanitize-recover=all -I"$root" "$root/tools/npy.cc" "$root/tests/fuzz/npy_fuzz.cc" \
-    -o "$build/npy_fuzz"; then
+    -fno-sanitize-recover=all -I"$root" "$root/tools/npy.cc" "$root/tools/replace_file.cc" \
+    "$root/tests/fuzz/npy_fuzz.cc" -o "$build/npy_fuzz"; then
   echo "run_fuzz.sh: build failed; is the libFuzzer runtime installed? (Debian 12: apt-get install libclang-rt-14-dev)" >&2
   exit 2
 fi

@@ -1,0 +1,170 @@
+// SPDX-License-Identifier: Apache-2.0
+// ReplaceFile; see replace_file.h.
+#include "tools/replace_file.h"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <csignal>
+#include <cstring>
+#include <iterator>
+
+namespace gelu {
+namespace {
+
+std::string Errno(int e) { return std::strerror(e); }
+
+// The temporary file ReplaceFile is filling, for RemoveTemporaryAndReraise: a signal that ends the process mid-write
+// (Ctrl-C, kill) removes it rather than leaving a hidden partial file beside the target. One write at a time (the
+// CLI's).
+char g_temporary[4096];
+volatile std::sig_atomic_t g_temporary_set = 0;
+constexpr int kEndingSignals[] = {SIGINT, SIGTERM, SIGHUP};
+
+extern "C" void RemoveTemporaryAndReraise(int sig) {
+  if (g_temporary_set) ::unlink(g_temporary);  // async-signal-safe, as are the calls below
+  ::signal(sig, SIG_DFL);
+  ::raise(sig);
+}
+
+// For its lifetime: RemoveTemporaryAndReraise handles each ending signal whose action is the default
+// (termination; an ignored or handled signal is left as it is), and Create/Untrack name the file it removes,
+// with those signals blocked meanwhile so that a signal never sees the name half written.
+class TemporaryFileGuard {
+ public:
+  TemporaryFileGuard() {
+    for (size_t i = 0; i < std::size(kEndingSignals); ++i) {
+      struct sigaction current {};
+      installed_[i] = ::sigaction(kEndingSignals[i], nullptr, &current) == 0 && current.sa_handler == SIG_DFL;
+      if (!installed_[i]) continue;
+      struct sigaction handler {};
+      handler.sa_handler = RemoveTemporaryAndReraise;
+      sigemptyset(&handler.sa_mask);
+      installed_[i] = ::sigaction(kEndingSignals[i], &handler, &previous_[i]) == 0;
+    }
+  }
+  ~TemporaryFileGuard() {
+    Untrack();
+    for (size_t i = 0; i < std::size(kEndingSignals); ++i) {
+      if (installed_[i]) ::sigaction(kEndingSignals[i], &previous_[i], nullptr);
+    }
+  }
+  // Creates the temporary file from `name_template` (mkstemp) and tracks it, signals blocked in between.
+  int Create(std::string& name_template) {
+    const Blocked blocked;
+    const int fd = ::mkstemp(name_template.data());
+    if (fd >= 0 && name_template.size() < sizeof(g_temporary)) {
+      std::memcpy(g_temporary, name_template.c_str(), name_template.size() + 1);
+      g_temporary_set = 1;
+    }
+    return fd;
+  }
+  // The file is renamed or removed: nothing to remove any more.
+  void Untrack() {
+    const Blocked blocked;
+    g_temporary_set = 0;
+  }
+
+ private:
+  struct Blocked {
+    sigset_t old;
+    Blocked() {
+      sigset_t set;
+      sigemptyset(&set);
+      for (int sig : kEndingSignals) sigaddset(&set, sig);
+      ::sigprocmask(SIG_BLOCK, &set, &old);
+    }
+    ~Blocked() { ::sigprocmask(SIG_SETMASK, &old, nullptr); }
+  };
+  bool installed_[std::size(kEndingSignals)] = {};
+  struct sigaction previous_[std::size(kEndingSignals)] = {};
+};
+
+}  // namespace
+
+void ReplaceFile(const std::filesystem::path& path, std::initializer_list<std::span<const std::byte>> parts) {
+  const std::string name = "'" + path.string() + "'";
+  std::filesystem::path dir = path.parent_path();
+  if (dir.empty()) dir = ".";
+  if (path.filename().empty()) throw ReplaceFileError("cannot write " + name + ": not a file name");
+  struct stat st {};
+  if (::stat(dir.c_str(), &st) != 0) {
+    throw ReplaceFileError("cannot write " + name + ": output directory '" + dir.string() + "': " + Errno(errno));
+  }
+  if (!S_ISDIR(st.st_mode)) {
+    throw ReplaceFileError("cannot write " + name + ": '" + dir.string() + "' is not a directory");
+  }
+  mode_t mode;
+  if (::lstat(path.c_str(), &st) == 0) {
+    // The new file is renamed over `path`, which replaces whatever is there: a symbolic link is followed to the
+    // file it names (the link stays a link), and anything but a regular file is refused, so that `gelu apply
+    // x.npy /dev/null` cannot replace a device node (run as root) or a FIFO with a plain file.
+    if (S_ISLNK(st.st_mode)) {
+      std::error_code ec;
+      const std::filesystem::path target = std::filesystem::canonical(path, ec);
+      if (ec) {
+        throw ReplaceFileError("cannot write " + name + ": a symbolic link whose target cannot be resolved: " +
+                               ec.message());
+      }
+      return ReplaceFile(target, parts);
+    }
+    if (S_ISDIR(st.st_mode)) throw ReplaceFileError("cannot write " + name + ": it is a directory");
+    if (!S_ISREG(st.st_mode)) {
+      throw ReplaceFileError("cannot write " + name +
+                             ": it exists and is not a regular file (a device, FIFO or socket is not replaced)");
+    }
+    mode = st.st_mode & 07777;
+  } else {
+    const mode_t mask = ::umask(0);
+    ::umask(mask);
+    mode = 0666 & ~mask;
+  }
+  // The temporary name adds 12 characters to the target's: cut at 200 so that a name near the 255-byte limit still
+  // gets a temporary file (mkstemp failed with "File name too long").
+  const std::string base = path.filename().string().substr(0, 200);
+  std::string tmp = UniqueNameTemplate((dir / ("." + base + ".tmp-")).string());
+  TemporaryFileGuard guard;
+  const int fd = guard.Create(tmp);
+  if (fd < 0) {
+    throw ReplaceFileError("cannot write " + name + ": cannot create a file in '" + dir.string() +
+                           "': " + Errno(errno));
+  }
+  const auto fail = [&](const std::string& what, int e) {
+    ::close(fd);
+    ::unlink(tmp.c_str());
+    throw ReplaceFileError("cannot write " + name + ": " + what + ": " + Errno(e));
+  };
+  // Part by part, straight from the caller's memory (npy::Write: the header, then the array's data, with no second
+  // copy of a large array).
+  for (const std::span<const std::byte> part : parts) {
+    size_t done = 0;
+    while (done < part.size()) {
+      const ssize_t w = ::write(fd, part.data() + done, part.size() - done);
+      if (w < 0) {
+        if (errno == EINTR) continue;
+        fail("write failed", errno);
+      }
+      done += static_cast<size_t>(w);
+    }
+  }
+  // fsync before rename: otherwise a crash could leave OUT renamed but empty (the rename can reach the disk
+  // before the data does).
+  if (::fchmod(fd, mode) != 0) fail("chmod failed", errno);
+  if (::fsync(fd) != 0) fail("fsync failed", errno);
+  if (::close(fd) != 0) {
+    const int e = errno;
+    ::unlink(tmp.c_str());
+    throw ReplaceFileError("cannot write " + name + ": close failed: " + Errno(e));
+  }
+  if (::rename(tmp.c_str(), path.c_str()) != 0) {
+    const int e = errno;
+    ::unlink(tmp.c_str());
+    throw ReplaceFileError("cannot write " + name + ": rename failed: " + Errno(e));
+  }
+  guard.Untrack();
+}
+
+}  // namespace gelu

@@ -1,0 +1,40 @@
+// SPDX-License-Identifier: Apache-2.0
+// Replacing a file as a whole or not at all: what every file the CLI writes goes through (`gelu apply`'s OUT by
+// npy::Write, `gelu plot`'s figures, `gelu report`'s report.md), so that a failure (disk full, a file-size
+// limit, a signal) never leaves a partial or clobbered file behind.
+#ifndef GELU_TOOLS_REPLACE_FILE_H_
+#define GELU_TOOLS_REPLACE_FILE_H_
+
+#include <cstddef>
+#include <filesystem>
+#include <initializer_list>
+#include <span>
+#include <stdexcept>
+#include <string>
+
+namespace gelu {
+
+// A name template for mkstemp/mkdtemp: `prefix` followed by the six 'X' those calls overwrite with a unique suffix.
+inline std::string UniqueNameTemplate(const std::string& prefix) { return prefix + std::string(6, 'X'); }
+
+// Every failure of ReplaceFile: "cannot write 'PATH': what went wrong".
+class ReplaceFileError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// Writes the concatenation of `parts` to `path` atomically: into a temporary file in the same directory, renamed
+// over `path` only once every byte is written and flushed (fsync). On any failure the temporary file is removed
+// and `path` is untouched, so `path` may be a file the caller is still reading. A new file gets mode 0666 minus
+// the umask; an existing one keeps its mode. A symbolic link is followed (the file it names is replaced; the
+// link stays); a `path` that exists and is not a regular file (device, FIFO, socket, directory) is refused,
+// never replaced. SIGINT, SIGTERM or SIGHUP during the write (where their action is the default) removes the
+// temporary file before the process ends. Throws ReplaceFileError.
+void ReplaceFile(const std::filesystem::path& path, std::initializer_list<std::span<const std::byte>> parts);
+inline void ReplaceFile(const std::filesystem::path& path, const std::string& text) {
+  ReplaceFile(path, {std::as_bytes(std::span<const char>(text.data(), text.size()))});
+}
+
+}  // namespace gelu
+
+#endif  // GELU_TOOLS_REPLACE_FILE_H_
