@@ -13,6 +13,7 @@
 #include <algorithm>
 #include <bit>
 #include <cstdint>
+#include <initializer_list>
 #include <string>
 #include <vector>
 
@@ -316,6 +317,45 @@ py::array Backward(const py::handle& grad_obj, const py::handle& x_obj, const py
   return out;
 }
 
+// numpy.ma.MaskedArray arguments, as NumPy's own ufuncs treat them: the values are computed from the arrays'
+// data (every element, masked or not: GELU is defined on every float, so a masked element's fill value cannot
+// fail), and the result is a MaskedArray whose mask is the inputs' masks ORed together, or `out` itself (given
+// that mask) when out is a MaskedArray. Without this a masked array went through as the ndarray it derives from
+// and the mask was dropped: masked elements came back as ordinary values.
+const py::handle& MaskedArrayType() {
+  static const py::handle type = py::object(py::module_::import("numpy.ma").attr("MaskedArray")).release();  // leaked
+  return type;
+}
+bool IsMasked(const py::handle& obj) { return py::isinstance(obj, MaskedArrayType()); }
+// The ndarray under a MaskedArray (a view), anything else as it is.
+py::object DataOf(const py::handle& obj) {
+  return IsMasked(obj) ? py::object(obj.attr("data")) : py::reinterpret_borrow<py::object>(obj);
+}
+// The result of an operation on `inputs` computed into `result` (out's data when out is masked).
+py::object WithInputMasks(std::initializer_list<py::handle> inputs, const py::object& result,
+                          const py::handle& out) {
+  static const py::handle mask_or = py::object(py::module_::import("numpy.ma").attr("mask_or")).release();
+  static const py::handle getmask = py::object(py::module_::import("numpy.ma").attr("getmask")).release();
+  py::object mask = py::module_::import("numpy.ma").attr("nomask");
+  for (const py::handle& in : inputs) mask = mask_or(mask, getmask(in), py::arg("shrink") = false);
+  if (IsMasked(out)) {
+    out.attr("mask") = mask;
+    return py::reinterpret_borrow<py::object>(out);
+  }
+  return MaskedArrayType()(result, py::arg("mask") = mask, py::arg("copy") = false);
+}
+
+py::object ForwardAny(const py::handle& x, const py::handle& approximate, const py::handle& out) {
+  if (!IsMasked(x) && !IsMasked(out)) return Forward(x, approximate, out);
+  return WithInputMasks({x}, Forward(DataOf(x), approximate, DataOf(out)), out);
+}
+
+py::object BackwardAny(const py::handle& grad, const py::handle& x, const py::handle& approximate,
+                       const py::handle& out) {
+  if (!IsMasked(grad) && !IsMasked(x) && !IsMasked(out)) return Backward(grad, x, approximate, out);
+  return WithInputMasks({grad, x}, Backward(DataOf(grad), DataOf(x), approximate, DataOf(out)), out);
+}
+
 // Raw-pointer entry points for gelu.torch: contiguous tensors pass data_ptr() here, which skips the NumPy
 // conversions (about 2 us a call) and stays zero-copy. Private: the caller guarantees valid pointers (host memory
 // for the CPU ones, device memory of the stream's device for the CUDA ones). dtype is torch's name without
@@ -425,7 +465,7 @@ PYBIND11_MODULE(_gelu, m) {
   m.attr("_NEAR_ROOT") = py::make_tuple(gelu::common::kNearRoot.lo, gelu::common::kNearRoot.hi,
                                          gelu::common::kNearRoot.max_derivative);
 
-  m.def("forward", &Forward, py::arg("x"), py::arg("approximate") = "none", py::arg("out") = py::none(),
+  m.def("forward", &ForwardAny, py::arg("x"), py::arg("approximate") = "none", py::arg("out") = py::none(),
         R"doc(forward(x, approximate="none", out=None) -> numpy.ndarray
 
 GELU of every element of x: y = f(x).
@@ -435,12 +475,13 @@ x: array of float16, float32 or float64, any shape and strides (array-likes are 
 approximate: "none" (exact, x*Phi(x)), "tanh" (PyTorch's tanh form) or "sigmoid" (x*sigmoid(1.702x)).
 out: optional array of x's dtype and shape to write into; out=x computes in place. Any other overlap
     with x raises ValueError.
-Returns out, or a new array. Accuracy (float32): "none" <= 1 ULP, "tanh"/"sigmoid" <= 2 ULP of their
+Returns out, or a new array. A numpy.ma.MaskedArray x (or out) gives a MaskedArray with x's mask, as NumPy's
+ufuncs do. Accuracy (float32): "none" <= 1 ULP, "tanh"/"sigmoid" <= 2 ULP of their
 formulas, for every input. The GIL is released while the library runs.
 
 Example: gelu.forward(np.array([-1.0, 0.0, 1.0], np.float32))
 )doc");
-  m.def("backward", &Backward, py::arg("grad"), py::arg("x"), py::arg("approximate") = "none",
+  m.def("backward", &BackwardAny, py::arg("grad"), py::arg("x"), py::arg("approximate") = "none",
         py::arg("out") = py::none(),
         R"doc(backward(grad, x, approximate="none", out=None) -> numpy.ndarray
 
@@ -448,7 +489,8 @@ Gradient of GELU: grad * f'(x), elementwise, as torch's gelu_backward(grad, x, a
 
 grad, x: arrays of the same float dtype (float16, float32 or float64) and the same shape (no broadcasting).
 out: optional array like x; out=grad or out=x computes in place; any other overlap raises ValueError.
-Returns out, or a new array. The GIL is released while the library runs.
+Returns out, or a new array; with a numpy.ma.MaskedArray among grad, x and out, a MaskedArray masked where grad
+or x is. The GIL is released while the library runs.
 )doc");
   m.def("_forward_ptr", &ForwardPtr, py::arg("x"), py::arg("y"), py::arg("n"), py::arg("dtype"),
         py::arg("approximate"));

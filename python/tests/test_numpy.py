@@ -199,6 +199,47 @@ def test_shapes_and_array_likes():
     np.testing.assert_array_equal(gelu.forward(big).ravel(), gelu.forward(big.ravel()))
 
 
+def test_masked_arrays_keep_their_mask():
+    # As NumPy's ufuncs: a MaskedArray in, a MaskedArray out, masked where an input is; the values are those of
+    # the data (a masked element's fill value, 1e20 here, is computed like any other).
+    data = np.array([-3.0, -1.0, 1e20, 0.5], F32)
+    x = np.ma.masked_array(data, mask=[False, False, True, False])
+    y = gelu.forward(x)
+    assert isinstance(y, np.ma.MaskedArray)
+    np.testing.assert_array_equal(np.ma.getmaskarray(y), [False, False, True, False])
+    np.testing.assert_array_equal(y.data, gelu.forward(data))
+    assert y.dtype == F32
+
+    g = np.ma.masked_array(np.full(4, 2.0, F32), mask=[True, False, False, False])
+    gi = gelu.backward(g, x, approximate="tanh")
+    assert isinstance(gi, np.ma.MaskedArray)
+    np.testing.assert_array_equal(np.ma.getmaskarray(gi), [True, False, True, False])  # either input's mask
+    np.testing.assert_array_equal(gi.data, gelu.backward(g.data, data, approximate="tanh"))
+    # A plain grad with a masked x, and the reverse.
+    np.testing.assert_array_equal(np.ma.getmaskarray(gelu.backward(g.data, x)), x.mask)
+    np.testing.assert_array_equal(np.ma.getmaskarray(gelu.backward(g, data)), g.mask)
+
+    # out= a MaskedArray: written through its data, given the inputs' mask, returned itself; in place too.
+    out = np.ma.masked_array(np.zeros(4, F32), mask=[False, True, False, False])
+    assert gelu.forward(x, out=out) is out
+    np.testing.assert_array_equal(out.mask, x.mask)
+    np.testing.assert_array_equal(out.data, gelu.forward(data))
+    z = x.copy()
+    assert gelu.forward(z, out=z) is z
+    np.testing.assert_array_equal(z.data, gelu.forward(data))
+    np.testing.assert_array_equal(z.mask, x.mask)
+    # A masked out for a plain input: the result has no masked element.
+    out2 = np.ma.masked_array(np.zeros(4, F32), mask=True)
+    gelu.forward(data, out=out2)
+    assert not np.ma.getmaskarray(out2).any()
+    # No mask at all (nomask) stays a MaskedArray with nothing masked.
+    m = gelu.forward(np.ma.masked_array(data))
+    assert isinstance(m, np.ma.MaskedArray) and not np.ma.getmaskarray(m).any()
+    # The checks on the data still apply.
+    with pytest.raises(TypeError, match="dtype int64"):
+        gelu.forward(np.ma.masked_array(np.arange(3)))
+
+
 @pytest.mark.parametrize("dtype", [F32, F64])
 @pytest.mark.parametrize("approximate", FORMS)
 def test_threads_do_not_change_results(approximate, dtype):
