@@ -293,8 +293,7 @@ struct Header {
   Array layout;  // dtype, fortran_order and shape; no elements
   bool swap = false;
   size_t data_start = 0;  // the data's offset in the file
-  uint64_t count = 0;     // elements
-  bool count_overflows = false;
+  uint64_t count = 0;     // elements; count * item size < 2^63 (ParseHeader)
 };
 
 // The first bytes of a file, up to and including the header length: checks the magic string and version and
@@ -376,24 +375,32 @@ Header ParseHeader(std::span<const std::byte> file) {
   h.swap = d.swap;
   h.data_start = header_end;
   uint64_t count = 1;
-  bool overflow = false;
+  // numpy's own limits (PyArray_NewFromDescr): every dimension and the bytes spanned by the nonzero ones fit in
+  // a signed 64-bit size, even when another dimension is 0. An empty array past them is refused as numpy refuses
+  // it ("Maximum allowed dimension exceeded", "array is too big"), so that `gelu apply` never writes a file that
+  // numpy cannot read back. (An array with elements that large is refused anyway: its data cannot follow.)
+  constexpr uint64_t kNumpyMax = static_cast<uint64_t>(std::numeric_limits<int64_t>::max());
+  uint64_t nonzero_bytes = ItemSize(d.dtype);
   for (const Value& dim : shape->items) {
     if (dim.kind != Value::Kind::integer) {
       throw Error(std::string("malformed header: a 'shape' entry is ") + KindName(dim.kind) + ", not an integer");
     }
     if (dim.negative && dim.mag != 0u) throw Error("malformed header: negative dimension in 'shape'");
-    if (!dim.mag) throw Error("header lies about the size: a dimension in 'shape' exceeds 2^64");
+    if (!dim.mag || *dim.mag > kNumpyMax) {
+      throw Error("malformed header: a dimension in 'shape' exceeds 2^63 - 1, numpy's largest");
+    }
     a.shape.push_back(*dim.mag);
-    if (*dim.mag != 0 && count > std::numeric_limits<uint64_t>::max() / *dim.mag) overflow = true;
+    if (*dim.mag == 0) continue;
+    if (nonzero_bytes > kNumpyMax / *dim.mag) {
+      throw Error("malformed header: shape " + ShapeString(a.shape) + "... of " + to_string(d.dtype) +
+                  " spans more than 2^63 - 1 bytes, numpy's largest array");
+    }
+    nonzero_bytes *= *dim.mag;
     count *= *dim.mag;
   }
-  // A zero dimension makes the array empty even when others overflow when multiplied.
-  if (std::find(a.shape.begin(), a.shape.end(), uint64_t{0}) != a.shape.end()) {
-    count = 0;
-    overflow = false;
-  }
+  // A zero dimension makes the array empty.
+  if (std::find(a.shape.begin(), a.shape.end(), uint64_t{0}) != a.shape.end()) count = 0;
   h.count = count;
-  h.count_overflows = overflow;
   return h;
 }
 
@@ -402,12 +409,9 @@ void CheckDataSize(const Header& h, uint64_t available, bool at_least = false) {
   const Array& a = h.layout;
   const size_t item = ItemSize(a.dtype);
   const std::string follow = (at_least ? "at least " : "") + std::to_string(available) + " follow the header";
-  if (h.count_overflows || h.count > available / item) {
+  if (h.count > available / item) {
     throw Error("truncated data: shape " + ShapeString(a.shape) + " of " + to_string(a.dtype) + " needs " +
-                (h.count_overflows || h.count > std::numeric_limits<uint64_t>::max() / item
-                     ? std::string("more than 2^64")
-                     : std::to_string(h.count * item)) +
-                " bytes but " + follow);
+                std::to_string(h.count * item) + " bytes but " + follow);
   }
   if (h.count * item != available || at_least) {
     throw Error("header lies about the size: shape " + ShapeString(a.shape) + " of " + to_string(a.dtype) +
@@ -559,8 +563,8 @@ Array Read(const std::filesystem::path& path) {
     if (S_ISREG(st.st_mode)) {
       const auto size = static_cast<uint64_t>(st.st_size);
       CheckDataSize(h, size > header_end ? size - header_end : 0);
-    } else if (h.count_overflows || h.count > std::numeric_limits<size_t>::max() / item) {
-      CheckDataSize(h, 0);  // throws: no stream can hold 2^64 bytes
+    } else if (h.count > std::numeric_limits<size_t>::max() / item) {
+      CheckDataSize(h, 0);  // throws: more than this process can address
     }
     const size_t want = h.count * item;
     // A stream's size is known only by reading it: grow the buffer with the bytes that arrive.

@@ -3,9 +3,10 @@
 //
 // This is the one parser in gelu that eats untrusted bytes, so it checks everything before it allocates or
 // copies: the magic string, the version (1.0, 2.0, 3.0), the header length against the file, the header as a
-// Python dict literal with exactly the keys 'descr', 'fortran_order' and 'shape', the shape's element count
-// against overflow, and the data size against the file size (too little or too much is an error: a header that
-// lies about its shape is refused, never trusted). tests/fuzz/npy_fuzz.cc fuzzes Parse with libFuzzer.
+// Python dict literal with exactly the keys 'descr', 'fortran_order' and 'shape', the shape against numpy's
+// limits (no dimension, and no product of the nonzero ones in bytes, past 2^63 - 1), and the data size against
+// the file size (too little or too much is an error: a header that lies about its shape is refused, never
+// trusted). tests/fuzz/npy_fuzz.cc fuzzes Parse with libFuzzer.
 //
 // Supported: descr '<f2' (IEEE binary16), '<f4', '<f8' (also '=', '|' = native, little-endian here) and
 // big-endian '>f2', '>f4', '>f8' (byte-swapped on read; Write always writes little-endian); fortran_order True

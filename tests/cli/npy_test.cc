@@ -107,10 +107,16 @@ TEST(NpyParse, ZeroDimensionalArrayHoldsOneElement) {
 }
 
 TEST(NpyParse, ZeroSizeArraysAreValid) {
-  for (const char* shape : {"(0,)", "(3, 0, 2)", "(0, 18446744073709551615)"}) {
+  // numpy.load reads each of these (the nonzero dimensions span at most 2^63 - 1 bytes).
+  for (const char* shape : {"(0,)", "(3, 0, 2)", "(0, 2305843009213693951)"}) {
     const Array a = ParseString(MakeNpy(1, F4Header(shape), ""));
     EXPECT_EQ(a.size(), 0u) << shape;
   }
+  // and refuses these ("Maximum allowed dimension exceeded", "array is too big"): a zero dimension does not
+  // excuse the others.
+  ExpectError(MakeNpy(1, F4Header("(0, 18446744073709551615)"), ""), "exceeds 2^63 - 1, numpy's largest");
+  ExpectError(MakeNpy(1, F4Header("(0, 9223372036854775807)"), ""),
+              "shape (0, 9223372036854775807)... of float32 spans more than 2^63 - 1 bytes");
 }
 
 TEST(NpyParse, BigEndianIsByteSwapped) {
@@ -187,11 +193,17 @@ TEST(NpyParse, HeaderLyingAboutSize) {
   // More data than the shape accounts for.
   ExpectError(MakeNpy(1, F4Header("(2,)"), Raw(std::vector<float>(3, 1.0f))),
               "header lies about the size: shape (2,) of float32 needs 8 bytes but 12 follow the header");
-  // A shape whose product overflows 64 bits must not wrap around to a small number.
+  // A shape whose product overflows 64 bits must not wrap around to a small number: past numpy's largest array
+  // (2^63 - 1 bytes) it is refused as numpy refuses it, before the data's size is looked at.
   ExpectError(MakeNpy(1, F4Header("(4294967296, 4294967296)"), Raw(std::vector<float>(1, 1.0f))),
-              "more than 2^64");
-  ExpectError(MakeNpy(1, F4Header("(4611686018427387904,)"), ""), "more than 2^64");
-  ExpectError(MakeNpy(1, F4Header("(99999999999999999999999,)"), ""), "exceeds 2^64");
+              "malformed header: shape (4294967296, 4294967296)... of float32 spans more than 2^63 - 1 bytes");
+  ExpectError(MakeNpy(1, F4Header("(4611686018427387904,)"), ""), "spans more than 2^63 - 1 bytes");
+  ExpectError(MakeNpy(1, F4Header("(2305843009213693952,)"), ""), "spans more than 2^63 - 1 bytes");  // 2^61 * 4
+  // One byte under the limit is numpy's largest float32 array: refused only because its data is missing.
+  ExpectError(MakeNpy(1, F4Header("(2305843009213693951,)"), ""),
+              "truncated data: shape (2305843009213693951,) of float32 needs 9223372036854775804 bytes but 0");
+  ExpectError(MakeNpy(1, F4Header("(99999999999999999999999,)"), ""), "exceeds 2^63 - 1, numpy's largest");
+  ExpectError(MakeNpy(1, F4Header("(9223372036854775808,)", "<f2"), ""), "exceeds 2^63 - 1");
   ExpectError(MakeNpy(1, F4Header("(-1,)"), ""), "negative dimension");
   // A header length beyond the limit is refused before anything is read.
   std::string s = MakeNpy(2, F4Header("(1,)"), Raw(std::vector<float>{1}));
