@@ -26,7 +26,8 @@ class ReplaceFileError : public std::runtime_error {
 // Writes the concatenation of `parts` to `path` atomically: into a temporary file in the same directory, renamed
 // over `path` only once every byte is written and flushed (fsync). On any failure the temporary file is removed
 // and `path` is untouched, so `path` may be a file the caller is still reading. A new file gets mode 0666 minus
-// the umask; an existing one keeps its mode. A symbolic link is followed (the file it names is replaced; the
+// the umask; an existing one keeps its mode, not its owner or group (the new file is the writer's) nor its other
+// hard links (they keep the old contents): the price of a rename, which is what makes the replacement whole. A symbolic link is followed (the file it names is replaced; the
 // link stays); a `path` that exists and is not a regular file (device, FIFO, socket, directory) is refused,
 // never replaced. SIGINT, SIGTERM or SIGHUP during the write (where their action is the default) removes the
 // temporary file before the process ends. Throws ReplaceFileError.
