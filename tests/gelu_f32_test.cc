@@ -227,24 +227,28 @@ TEST_P(GeluF32Test, SizesOffsetsAndInPlaceMatchElementwise) {
 
 // Backward with random grad_out, against grad_out times the reference f' (their double product: relative error
 // ~2^-40, far below a float32 ULP), at the derivative's bound in ULP of the product; in the near-root window of f',
-// |error| <= |grad_out| 2^-24. 2^17 random bit patterns and 2^17 draws of N(0, 3), each with its own grad_out (both
-// signs; every other one from the binades 2^-20 .. 2^20, the rest from 2^-149 .. 2^20, subnormals included: a tiny
-// grad_out once lost the float tail's accuracy to an underflow before its last scaling). The bound is claimed for
-// |grad_out| < 2^21 only: the double path returns f' = -0 where |f'| < 2^-170 (kExactTMax, kSigmoidZMax), whose
-// product with a larger grad_out can be a nonzero float (docs/ACCURACY.md). In the near-root window one subnormal
-// ULP, 2^-149, is allowed beside |grad_out| 2^-24: where the product is subnormal the float core's grad_out * tail
-// and its last fma each round to the subnormal grid. A sample, not a sweep: the exhaustive test covers
-// grad_out = 1 over every input.
+// |error| <= |grad_out| 2^-24. 2^17 random bit patterns, 2^17 draws of N(0, 3) and 2^15 of U[-125, -12] (the deep
+// negative tails, where |f'| < 2^-170 but a large grad_out makes the product a float: the double path computes f'
+// down to 2^-286 there, kExactDerivativeTMax and kSigmoidDerivativeZMax), each with its own grad_out of either
+// sign: a third from the binades 2^-20 .. 2^20, a third from 2^-149 .. 2^20 (subnormals included: a tiny grad_out
+// once lost the float tail's accuracy to an underflow before its last scaling), a third from 2^21 .. 2^127 (the
+// deep-tail draws all from there). Where the product rounds past FLT_MAX the result must be the infinity of its
+// sign. In the near-root window one subnormal ULP, 2^-149, is allowed beside |grad_out| 2^-24: where the product is
+// subnormal the float core's grad_out * tail and its last fma each round to the subnormal grid. A sample, not a
+// sweep: the exhaustive test covers grad_out = 1 over every input.
 TEST_P(GeluF32Test, BackwardWithRandomGradOut) {
   std::mt19937 rng(2027);
   std::vector<float> x, g;
   std::normal_distribution<float> normal(0.0f, 3.0f);
+  std::uniform_real_distribution<float> deep(-125.0f, -12.0f);
   for (int i = 0; i < (1 << 17); ++i) x.push_back(std::bit_cast<float>(static_cast<uint32_t>(rng())));
   for (int i = 0; i < (1 << 17); ++i) x.push_back(normal(rng));
-  std::uniform_int_distribution<int> moderate(-20, 20), any_binade(-149, 20);
+  const size_t deep_from = x.size();
+  for (int i = 0; i < (1 << 15); ++i) x.push_back(deep(rng));
+  std::uniform_int_distribution<int> moderate(-20, 20), any_binade(-149, 20), large(21, 127);
   std::uniform_real_distribution<float> mantissa(1.0f, 2.0f);
   for (size_t i = 0; i < x.size(); ++i) {
-    const int e = i % 2 == 0 ? moderate(rng) : any_binade(rng);
+    const int e = i >= deep_from || i % 3 == 2 ? large(rng) : i % 3 == 0 ? moderate(rng) : any_binade(rng);
     g.push_back((rng() & 1 ? -1.0f : 1.0f) * std::ldexp(mantissa(rng), e));
   }
   std::vector<float> gi(x.size());
@@ -256,6 +260,10 @@ TEST_P(GeluF32Test, BackwardWithRandomGradOut) {
     for (size_t i = 0; i < x.size(); ++i) {
       const double d = gelu::reference::Derivative(x[i], fn.form);
       const double r = static_cast<double>(g[i]) * d;
+      if (std::fabs(r) >= 0x1.ffffffp127) {  // rounds to infinity
+        EXPECT_EQ(gi[i], static_cast<float>(r)) << fn.name << std::hexfloat << " x=" << x[i] << " g=" << g[i];
+        continue;
+      }
       if (gelu::common::InNearRootWindow(x[i], d)) {
         worst_abs = std::max(worst_abs, std::max(0.0, std::fabs(gi[i] - r) - 0x1p-149) / std::fabs(g[i]));
         continue;

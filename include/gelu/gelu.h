@@ -14,7 +14,7 @@
  *   forward NONE <= 1 ULP of the true value; TANH, SIGMOID <= 2 ULP of their own formula;
  *   backward <= 2 ULP of grad_out * f'(x), except near f'(x) = 0 (-2 < x < 0 where |f'(x)| < 2^-8; the root is at
  *   x ~ -0.7518) where the absolute error is <= |grad_out| * 2^-24 + 2^-149 (every input with grad_out = 1;
- *   |grad_out| < 2^21 on a sample; beyond, x where |f'(x)| < 2^-170 gets +-0: docs/ACCURACY.md).
+ *   any finite grad_out on a sample: docs/ACCURACY.md).
  *   float64: <= 2 ULP, near the root <= |grad_out| * 2^-53 (MPFR, a sample; random grad_out included).
  * Special values: NaN -> NaN; +inf -> +inf; -inf -> -0 (forward) and 0 (derivative); +-0 -> +-0;
  *   subnormal results are produced, not flushed.

@@ -41,10 +41,21 @@ inline constexpr double kRoundShifter = 0x1.8p52 + 1023.0;
 // (-)0 in float32 (smallest subnormal 2^-149); for x > 15.5, Phi(x) = 1 - Phi(-x) rounds to 1 in double.
 // The last nonzero float32 GELU is at x = -0x1.cb64e8p+3 (~-14.356), inside the fitted domain.
 inline constexpr double kExactTMax = 15.5;
+// The derivative's deep tail, kExactTMax < t <= kExactDerivativeTMax, x = -t: there |f'(x)| < 2^-170, which rounds
+// to -0 in float32 by itself but not once multiplied by a large grad_out (up to 2^128), so f' is computed there by
+// the Mills ratio's asymptotic series (ExactDeepDerivative). Beyond it |f'(x)| < |f'(-20.5)| < 2^-300, so
+// |grad_out f'| < 2^-172 for every finite float32 grad_out: (-)0.
+inline constexpr double kExactDerivativeTMax = 20.5;
 // kSigmoidZMax = 120: e^-120 < 2^-173; beyond it |x| e^z and |x z'| e^z stay below 2^-150 for every float x
 // (|x| <= 71 at z = -120 for the sigmoid form, |x| <= 12 for the tanh form), so the results are (-)0, and
 // for z > 120, sigmoid(z) = 1 in double.
 inline constexpr double kSigmoidZMax = 120.0;
+// The derivatives' cutoff: up to |z| = 205 f' is computed (e^-205 < 2^-295, a normal double), so that a large
+// grad_out (up to 2^128) times a deep-tail f' (|f'| >= 2^-278 can make a nonzero float32 product) is right; past
+// it |x z'| e^-|z| < 2^-286 (|x z'| <= 572 there: 205 for the sigmoid form, 571.3 for the tanh form at x = -13.69),
+// and the product is (-)0 for every finite grad_out.
+// For z > 120, sigmoid(z) = 1 and f' = 1 in double either way.
+inline constexpr double kSigmoidDerivativeZMax = 205.0;
 
 // Common range |x| <= kCommonRangeMax: f(x) = x * (1/2 + x * A(x^2)), f'(x) = 1/2 + x * C(x^2), Horner in s = x^2.
 // Derivation: scripts/fit/common_range.sollya (fpminimax, absolute error, s in [2^-40, 9], double coefficients);

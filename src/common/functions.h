@@ -9,7 +9,7 @@
 //            every derivative <= 2 ULP, except in the near-root window (below), where |error| <= 2^-24;
 //   float64  <= 2 ULP everywhere, |error| <= 2^-53 in the near-root window;
 //   bf16, fp16: correctly rounded (0 ULP; compared bit for bit);
-//   backward with grad_out other than 1 (float32: |grad_out| < 2^21, docs/ACCURACY.md): grad_out * f'(x) within
+//   backward with grad_out other than 1 (float32: any finite grad_out, docs/ACCURACY.md): grad_out * f'(x) within
 //   the derivative's bound (ULP of the product; in the near-root window, |error| <= |grad_out| * the absolute
 //   bound, plus one subnormal ULP in float32).
 #ifndef GELU_SRC_COMMON_FUNCTIONS_H_

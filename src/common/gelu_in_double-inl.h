@@ -56,9 +56,9 @@ GELU_HD V ExpNegBounded(const Ops& o, V z) {
 }
 
 // f'(x) where `far` (beyond a form's cutoff), v elsewhere; v there is the first term (Phi(x) or sigmoid(z)).
-// Every form has f'(x) < 0 for all x below its root (x ~ -0.75), and past the cutoff the negative term is below
-// 2^-150 in magnitude, so the correctly rounded f' is -0 in every format: returning the tiny positive first term
-// would round to +0. f'(-inf) = +0 (the limit, as the reference has it); for x > 0 the first term is 1 (or within
+// Every form has f'(x) < 0 for all x below its root (x ~ -0.75), and past the derivative's cutoff
+// (kExactDerivativeTMax, kSigmoidDerivativeZMax) |f'| < 2^-286, so grad_out f' rounded to float32 is -0 times the
+// sign of grad_out for every finite float32 grad_out: returning the tiny positive first term would round to +0. f'(-inf) = +0 (the limit, as the reference has it); for x > 0 the first term is 1 (or within
 // 2^-170 of it).
 template <class Ops, class V, class M>
 GELU_HD V FarDerivative(const Ops& o, V x, M far, V v) {
@@ -73,6 +73,24 @@ GELU_HD V PhiNegative(const Ops& o, V t, V e) {
   const V tau = o.Div(p, o.Add(p, t));
   const V g = Polynomial<common::kMillsTau, common::kMillsDegree>(o, tau);
   return o.Mul(e, o.Mul(tau, g));
+}
+
+// f'(-t) for kExactTMax < t <= kExactDerivativeTMax: f'(-t) = Phi(-t) - t phi(t) = -t phi(t) (1 - R(t) / t), R
+// the Mills ratio Phi(-t) / phi(t), whose asymptotic series gives R(t) t = 1 - u + 3u^2 - 15u^3 + 105u^4, u = 1/t^2,
+// with an error below its first omitted term 945 u^5 (alternating series; u <= 1/240): R/t is below u = 2^-7.9,
+// so f' is within 2^-39 of the series' value (relative), and exp(-t^2/2) (t^2 exact) within 2^-45. No cancellation:
+// R/t < 2^-7.9. Rare lanes (|x| > 15.5), in a branch.
+template <class Ops, class V>
+GELU_HD V ExactDeepDerivative(const Ops& o, V t) {
+  const V t2 = o.Mul(t, t);
+  const V e = ExpNegBounded(o, o.Mul(o.Set(-0.5), t2));
+  const V u = o.Div(o.Set(1.0), t2);
+  V series = o.MulAdd(o.Set(105.0), u, o.Set(-15.0));
+  series = o.MulAdd(series, u, o.Set(3.0));
+  series = o.MulAdd(series, u, o.Set(-1.0));
+  series = o.MulAdd(series, u, o.Set(1.0));
+  const V t_phi = o.Mul(t, o.Mul(o.Set(common::kInvSqrt2Pi), e));
+  return o.Neg(o.Mul(t_phi, o.MulAdd(o.Neg(u), series, o.Set(1.0))));
 }
 
 // Exact form, f(x) (kDerivative false) or f'(x), x a float32 value held in double.
@@ -91,14 +109,23 @@ GELU_HD V ExactForm(const Ops& o, V x) {
   } else {
     // f' = Phi(x) + x phi(x); beyond kExactTMax the second term is < 2^-170 (and x*e would be inf*0 at inf).
     const V w = o.IfThenZeroElse(far, o.Mul(x, o.Mul(o.Set(common::kInvSqrt2Pi), e)));
-    return FarDerivative(o, x, far, o.Add(phi, w));
+    V v = o.Add(phi, w);
+    // x < 0 beyond kExactTMax, up to kExactDerivativeTMax: the deep tail, where grad_out f' can still be a float.
+    const V tdeep = o.Set(common::kExactDerivativeTMax);
+    const auto deep = o.And(o.And(far, o.Lt(x, o.Set(0.0))), o.Le(ax, tdeep));
+    if constexpr (Ops::kOneLane) {
+      if (deep) v = ExactDeepDerivative(o, ax);
+    } else if (!o.AllTrue(o.Le(ax, tmax))) {  // some lane past kExactTMax (or NaN): rare
+      v = o.IfThenElse(deep, ExactDeepDerivative(o, o.Min(ax, tdeep)), v);
+    }
+    return FarDerivative(o, x, o.Gt(ax, tdeep), v);
   }
 }
 
 // Sigmoid forms f(x) = x * sigmoid(z) and f', given z and dz/dx (sign(z) = sign(x) for every form).
 template <bool kDerivative, class Ops, class V>
 GELU_HD V SigmoidForm(const Ops& o, V x, V z, V dz) {
-  const V zmax = o.Set(common::kSigmoidZMax);
+  const V zmax = o.Set(kDerivative ? common::kSigmoidDerivativeZMax : common::kSigmoidZMax);
   const V az = o.Abs(z);
   const V e = ExpNegBounded(o, o.Neg(o.Min(az, zmax)));
   const V r = o.Div(o.Set(1.0), o.Add(o.Set(1.0), e));
@@ -108,7 +135,8 @@ GELU_HD V SigmoidForm(const Ops& o, V x, V z, V dz) {
   if constexpr (!kDerivative) {
     return o.IfThenElse(o.And(far, negative), o.Set(-0.0), o.Mul(x, s));
   } else {
-    // f' = s + x z' s (1 - s), s (1 - s) = e r^2; beyond kSigmoidZMax that term is < 2^-150 (and x z' may be inf).
+    // f' = s + x z' s (1 - s), s (1 - s) = e r^2; beyond kSigmoidDerivativeZMax that term is < 2^-286 (and x z'
+    // may be inf).
     const V w = o.IfThenZeroElse(far, o.Mul(o.Mul(x, dz), o.Mul(e, o.Mul(r, r))));
     return FarDerivative(o, x, far, o.Add(s, w));
   }
