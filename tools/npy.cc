@@ -392,8 +392,9 @@ Header ParseHeader(std::span<const std::byte> file) {
     a.shape.push_back(*dim.mag);
     if (*dim.mag == 0) continue;
     if (nonzero_bytes > kNumpyMax / *dim.mag) {
-      throw Error("malformed header: shape " + ShapeString(a.shape) + "... of " + to_string(d.dtype) +
-                  " spans more than 2^63 - 1 bytes, numpy's largest array");
+      const bool more = a.shape.size() < shape->items.size();
+      throw Error("malformed header: shape " + ShapeString(a.shape) + (more ? "..." : "") + " of " +
+                  to_string(d.dtype) + " spans more than 2^63 - 1 bytes, numpy's largest array");
     }
     nonzero_bytes *= *dim.mag;
     count *= *dim.mag;

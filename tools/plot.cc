@@ -172,7 +172,10 @@ std::vector<std::string> MakePlots(const PlotOptions& o) {
                               rc == 3 ? " (matplotlib is missing: apt-get install python3-matplotlib)" : ""));
   }
   // The script draws into the temporary directory; only once it has drawn every figure are they copied into
-  // OUTDIR, each by ReplaceFile, so that a failing script (or a missing figure) leaves OUTDIR's files as they were.
+  // OUTDIR, each by ReplaceFile, and only after every destination passed ReplaceFile's checks (a directory or a
+  // device in a figure's place is refused before any figure is replaced). So a failing script, a missing figure
+  // or a refused destination leaves OUTDIR's files as they were; only a write that fails part way through (a full
+  // disk) can leave some figures new and the rest old, each of them whole.
   constexpr const char* kFigures[] = {"gelu_vs_relu.png", "gelu_vs_relu.svg", "gelu_approx_error.png",
                                       "gelu_approx_error.svg"};
   std::vector<std::string> drawn;
@@ -183,16 +186,21 @@ std::vector<std::string> MakePlots(const PlotOptions& o) {
       throw Failure(fmt::format("the script did not write {} (nothing in '{}' was changed)", name, o.outdir));
     }
     drawn.emplace_back(std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>());
+    const auto size = std::filesystem::file_size(p, ec);
+    if (ec || size != drawn.back().size()) {
+      throw Failure(fmt::format("cannot read the drawn {} (nothing in '{}' was changed)", name, o.outdir));
+    }
   }
   std::vector<std::string> written;
-  for (size_t i = 0; i < std::size(kFigures); ++i) {
-    const auto p = std::filesystem::path(o.outdir) / kFigures[i];
-    try {
+  try {
+    for (const char* name : kFigures) (void)CheckReplaceable(std::filesystem::path(o.outdir) / name);
+    for (size_t i = 0; i < std::size(kFigures); ++i) {
+      const auto p = std::filesystem::path(o.outdir) / kFigures[i];
       ReplaceFile(p, drawn[i]);
-    } catch (const ReplaceFileError& e) {
-      throw Failure(e.what());
+      written.push_back(p.string());
     }
-    written.push_back(p.string());
+  } catch (const ReplaceFileError& e) {
+    throw Failure(e.what());
   }
   return written;
 }

@@ -85,7 +85,7 @@ class TemporaryFileGuard {
 
 }  // namespace
 
-void ReplaceFile(const std::filesystem::path& path, std::initializer_list<std::span<const std::byte>> parts) {
+ReplaceTarget CheckReplaceable(const std::filesystem::path& path) {
   const std::string name = "'" + path.string() + "'";
   std::filesystem::path dir = path.parent_path();
   if (dir.empty()) dir = ".";
@@ -97,7 +97,6 @@ void ReplaceFile(const std::filesystem::path& path, std::initializer_list<std::s
   if (!S_ISDIR(st.st_mode)) {
     throw ReplaceFileError("cannot write " + name + ": '" + dir.string() + "' is not a directory");
   }
-  mode_t mode;
   if (::lstat(path.c_str(), &st) == 0) {
     // The new file is renamed over `path`, which replaces whatever is there: a symbolic link is followed to the
     // file it names (the link stays a link), and anything but a regular file is refused, so that `gelu apply
@@ -109,19 +108,26 @@ void ReplaceFile(const std::filesystem::path& path, std::initializer_list<std::s
         throw ReplaceFileError("cannot write " + name + ": a symbolic link whose target cannot be resolved: " +
                                ec.message());
       }
-      return ReplaceFile(target, parts);
+      return CheckReplaceable(target);
     }
     if (S_ISDIR(st.st_mode)) throw ReplaceFileError("cannot write " + name + ": it is a directory");
     if (!S_ISREG(st.st_mode)) {
       throw ReplaceFileError("cannot write " + name +
                              ": it exists and is not a regular file (a device, FIFO or socket is not replaced)");
     }
-    mode = st.st_mode & 07777;
-  } else {
-    const mode_t mask = ::umask(0);
-    ::umask(mask);
-    mode = 0666 & ~mask;
+    return {path, dir, st.st_mode & 07777};
   }
+  const mode_t mask = ::umask(0);
+  ::umask(mask);
+  return {path, dir, 0666 & ~mask};
+}
+
+void ReplaceFile(const std::filesystem::path& requested, std::initializer_list<std::span<const std::byte>> parts) {
+  const ReplaceTarget target = CheckReplaceable(requested);
+  const std::filesystem::path& path = target.path;
+  const std::filesystem::path& dir = target.dir;
+  const mode_t mode = target.mode;
+  const std::string name = "'" + path.string() + "'";
   // The temporary name adds 12 characters to the target's: cut at 200 so that a name near the 255-byte limit still
   // gets a temporary file (mkstemp failed with "File name too long").
   const std::string base = path.filename().string().substr(0, 200);

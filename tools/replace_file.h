@@ -5,6 +5,8 @@
 #ifndef GELU_TOOLS_REPLACE_FILE_H_
 #define GELU_TOOLS_REPLACE_FILE_H_
 
+#include <sys/types.h>
+
 #include <cstddef>
 #include <filesystem>
 #include <initializer_list>
@@ -32,6 +34,15 @@ class ReplaceFileError : public std::runtime_error {
 // never replaced. SIGINT, SIGTERM or SIGHUP during the write (where their action is the default) removes the
 // temporary file before the process ends. Throws ReplaceFileError.
 void ReplaceFile(const std::filesystem::path& path, std::initializer_list<std::span<const std::byte>> parts);
+
+// What ReplaceFile(path, ...) checks before it writes anything, and what it then writes: the file (a symbolic
+// link resolved), its directory and the mode the new file gets. Throws the ReplaceFileError ReplaceFile would.
+// For a caller that replaces several files: every refusal comes before the first of them is replaced.
+struct ReplaceTarget {
+  std::filesystem::path path, dir;
+  mode_t mode;
+};
+ReplaceTarget CheckReplaceable(const std::filesystem::path& path);
 inline void ReplaceFile(const std::filesystem::path& path, const std::string& text) {
   ReplaceFile(path, {std::as_bytes(std::span<const char>(text.data(), text.size()))});
 }

@@ -317,16 +317,29 @@ py::array Backward(const py::handle& grad_obj, const py::handle& x_obj, const py
   return out;
 }
 
-// numpy.ma.MaskedArray arguments, as NumPy's own ufuncs treat them: the values are computed from the arrays'
-// data (every element, masked or not: GELU is defined on every float, so a masked element's fill value cannot
-// fail), and the result is a MaskedArray whose mask is the inputs' masks ORed together, or `out` itself (given
-// that mask) when out is a MaskedArray. Without this a masked array went through as the ndarray it derives from
-// and the mask was dropped: masked elements came back as ordinary values.
-const py::handle& MaskedArrayType() {
-  static const py::handle type = py::object(py::module_::import("numpy.ma").attr("MaskedArray")).release();  // leaked
-  return type;
+// numpy.ma.MaskedArray arguments, as NumPy's own ufuncs treat them (numpy 1.24 compared): the values are computed
+// from the arrays' data (every element, masked or not: GELU is defined on every float, so a masked element's fill
+// value cannot fail); without `out`, the result is a MaskedArray whose mask is a copy of the inputs' masks ORed
+// together, with the first masked input's fill_value and hard_mask; a MaskedArray `out` is written through its
+// data and given that mask (a hard mask too: softened, set, hardened again) and returned; a plain ndarray `out`
+// is returned as it is, unmasked. Without this a masked array went through as the ndarray it derives from and
+// its mask was dropped: masked elements came back as ordinary values.
+// numpy.ma's functions, looked up once: PYBIND11_MODULE calls Ma() at import, so no call of forward/backward
+// initialises the static (a first initialisation under the GIL can deadlock concurrent first calls); leaked like
+// the module's other handles.
+struct NumpyMa {
+  py::handle masked_array, mask_or, getmask, make_mask, nomask;
+};
+const NumpyMa& Ma() {
+  static const NumpyMa ma = [] {
+    const py::module_ m = py::module_::import("numpy.ma");
+    return NumpyMa{py::object(m.attr("MaskedArray")).release(), py::object(m.attr("mask_or")).release(),
+                   py::object(m.attr("getmask")).release(), py::object(m.attr("make_mask")).release(),
+                   py::object(m.attr("nomask")).release()};
+  }();
+  return ma;
 }
-bool IsMasked(const py::handle& obj) { return py::isinstance(obj, MaskedArrayType()); }
+bool IsMasked(const py::handle& obj) { return py::isinstance(obj, Ma().masked_array); }
 // The ndarray under a MaskedArray (a view), anything else as it is.
 py::object DataOf(const py::handle& obj) {
   return IsMasked(obj) ? py::object(obj.attr("data")) : py::reinterpret_borrow<py::object>(obj);
@@ -334,25 +347,36 @@ py::object DataOf(const py::handle& obj) {
 // The result of an operation on `inputs` computed into `result` (out's data when out is masked).
 py::object WithInputMasks(std::initializer_list<py::handle> inputs, const py::object& result,
                           const py::handle& out) {
-  static const py::handle mask_or = py::object(py::module_::import("numpy.ma").attr("mask_or")).release();
-  static const py::handle getmask = py::object(py::module_::import("numpy.ma").attr("getmask")).release();
-  py::object mask = py::module_::import("numpy.ma").attr("nomask");
-  for (const py::handle& in : inputs) mask = mask_or(mask, getmask(in), py::arg("shrink") = false);
+  const NumpyMa& ma = Ma();
+  py::object mask = py::reinterpret_borrow<py::object>(ma.nomask);
+  py::handle first;
+  for (const py::handle& in : inputs) {
+    mask = ma.mask_or(mask, ma.getmask(in), py::arg("shrink") = false);
+    if (!first && IsMasked(in)) first = in;
+  }
+  mask = ma.make_mask(mask, py::arg("copy") = true, py::arg("shrink") = false);  // the result's own
   if (IsMasked(out)) {
+    const bool hard = py::cast<bool>(out.attr("hardmask"));
+    if (hard) out.attr("soften_mask")();
     out.attr("mask") = mask;
+    if (hard) out.attr("harden_mask")();
     return py::reinterpret_borrow<py::object>(out);
   }
-  return MaskedArrayType()(result, py::arg("mask") = mask, py::arg("copy") = false);
+  return ma.masked_array(result, py::arg("mask") = mask, py::arg("copy") = false,
+                         py::arg("fill_value") = first.attr("fill_value"),
+                         py::arg("hard_mask") = first.attr("hardmask"));
 }
 
 py::object ForwardAny(const py::handle& x, const py::handle& approximate, const py::handle& out) {
   if (!IsMasked(x) && !IsMasked(out)) return Forward(x, approximate, out);
+  if (!out.is_none() && !IsMasked(out)) return Forward(DataOf(x), approximate, out);  // a plain out, returned
   return WithInputMasks({x}, Forward(DataOf(x), approximate, DataOf(out)), out);
 }
 
 py::object BackwardAny(const py::handle& grad, const py::handle& x, const py::handle& approximate,
                        const py::handle& out) {
   if (!IsMasked(grad) && !IsMasked(x) && !IsMasked(out)) return Backward(grad, x, approximate, out);
+  if (!out.is_none() && !IsMasked(out)) return Backward(DataOf(grad), DataOf(x), approximate, out);
   return WithInputMasks({grad, x}, Backward(DataOf(grad), DataOf(x), approximate, DataOf(out)), out);
 }
 
@@ -436,6 +460,7 @@ void CudaBackwardPtr(std::uintptr_t g, std::uintptr_t x, std::uintptr_t out, siz
 }  // namespace
 
 PYBIND11_MODULE(_gelu, m) {
+  (void)Ma();  // numpy.ma's handles, looked up here, at import, under the import's lock
   m.doc() = "Binding of the gelu C library; use the `gelu` package, which re-exports these functions.";
   m.attr("__version__") = GELU_VERSION_STRING;
   // The names approximate= accepts, in gelu_approximate order: the forms of the function table.
@@ -475,8 +500,8 @@ x: array of float16, float32 or float64, any shape and strides (array-likes are 
 approximate: "none" (exact, x*Phi(x)), "tanh" (PyTorch's tanh form) or "sigmoid" (x*sigmoid(1.702x)).
 out: optional array of x's dtype and shape to write into; out=x computes in place. Any other overlap
     with x raises ValueError.
-Returns out, or a new array. A numpy.ma.MaskedArray x (or out) gives a MaskedArray with x's mask, as NumPy's
-ufuncs do. Accuracy (float32): "none" <= 1 ULP, "tanh"/"sigmoid" <= 2 ULP of their
+Returns out, or a new array. A numpy.ma.MaskedArray x gives a MaskedArray with x's mask (a masked out gets
+that mask), as NumPy's ufuncs do. Accuracy (float32): "none" <= 1 ULP, "tanh"/"sigmoid" <= 2 ULP of their
 formulas, for every input. The GIL is released while the library runs.
 
 Example: gelu.forward(np.array([-1.0, 0.0, 1.0], np.float32))

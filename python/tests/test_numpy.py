@@ -228,10 +228,27 @@ def test_masked_arrays_keep_their_mask():
     assert gelu.forward(z, out=z) is z
     np.testing.assert_array_equal(z.data, gelu.forward(data))
     np.testing.assert_array_equal(z.mask, x.mask)
-    # A masked out for a plain input: the result has no masked element.
+    # A masked out for a plain input: the result has no masked element, even where out's mask is hard.
     out2 = np.ma.masked_array(np.zeros(4, F32), mask=True)
     gelu.forward(data, out=out2)
     assert not np.ma.getmaskarray(out2).any()
+    hard = np.ma.masked_array(np.zeros(4, F32), mask=True, hard_mask=True)
+    assert gelu.forward(data, out=hard) is hard
+    assert not np.ma.getmaskarray(hard).any() and hard.hardmask
+    np.testing.assert_array_equal(hard.data, gelu.forward(data))
+    # A plain out is returned as it is, as np.sin(masked, out=plain) does.
+    plain = np.zeros(4, F32)
+    assert gelu.forward(x, out=plain) is plain
+    np.testing.assert_array_equal(plain, gelu.forward(data))
+    assert gelu.backward(g, x, out=plain) is plain
+    # The first masked input's fill_value and hard_mask carry over; the mask is the result's own.
+    h = np.ma.masked_array(data, mask=[False, True, False, False], fill_value=7.0, hard_mask=True)
+    hy = gelu.forward(h)
+    assert hy.fill_value == 7.0 and hy.hardmask
+    g5 = np.ma.masked_array(np.ones(4, F32), mask=[True, False, False, False], fill_value=5.0)
+    assert gelu.backward(g5, h).fill_value == 5.0  # grad's, the first masked input's
+    hy.mask[0] = True
+    assert not h.mask[0]
     # No mask at all (nomask) stays a MaskedArray with nothing masked.
     m = gelu.forward(np.ma.masked_array(data))
     assert isinstance(m, np.ma.MaskedArray) and not np.ma.getmaskarray(m).any()

@@ -807,6 +807,9 @@ TEST_F(Cli, PlotThatFailsChangesNothing) {
   ExpectFailure(Run({"plot", "-o", P("figs"), "--python", complete}),
                 "cannot write '" + P("figs") + "/gelu_vs_relu.svg': it is a directory");
   EXPECT_TRUE(fs::is_directory(dir_ / "figs" / "gelu_vs_relu.svg"));
+  for (const std::string& f : figures) {  // refused before any figure was replaced, even those listed before it
+    if (f != "gelu_vs_relu.svg") EXPECT_EQ(Slurp(dir_ / "figs" / f), "old " + f) << f;
+  }
   // And the same script with the way clear replaces every figure.
   fs::remove(dir_ / "figs" / "gelu_vs_relu.svg");
   const Result r = Run({"plot", "-o", P("figs"), "--python", complete});
