@@ -56,11 +56,11 @@ GELU_HD V ExpNegBounded(const Ops& o, V z) {
   return o.Mul(p, o.Pow2FromShifter(kd));
 }
 
-// f'(x) where `far` (beyond a form's cutoff), v elsewhere; v there is the first term (Phi(x) or sigmoid(z)).
-// Every form has f'(x) < 0 for all x below its root (x ~ -0.75), and past the derivative's cutoff
-// (kExactDerivativeTMax, kSigmoidDerivativeZMax) |f'| < 2^-286, so grad_out f' rounded to float32 is -0 times the
-// sign of grad_out for every finite float32 grad_out: returning the tiny positive first term would round to +0. f'(-inf) = +0 (the limit, as the reference has it); for x > 0 the first term is 1 (or within
-// 2^-170 of it).
+// f'(x) where `far` (beyond a form's cutoff), v elsewhere; v there is the first term (Phi(x) or sigmoid(z)). Every form
+// has f'(x) < 0 for all x below its root (x ~ -0.75), and past the derivative's cutoff (kExactDerivativeTMax,
+// kSigmoidDerivativeZMax) |f'| < 2^-286, so grad_out f' rounded to float32 is -0 times the sign of grad_out for every
+// finite float32 grad_out: returning the tiny positive first term would round to +0. f'(-inf) = +0 (the limit, as the
+// reference has it); for x > 0 the first term is 1 (or within 2^-170 of it).
 template <class Ops, class V, class M>
 GELU_HD V FarDerivative(const Ops& o, V x, M far, V v) {
   const V zero = o.IfThenElse(o.Gt(x, o.Set(-HUGE_VAL)), o.Set(-0.0), o.Set(0.0));

@@ -2,14 +2,14 @@
 // Per-target float64 GELU (Highway): the three forms and their derivatives, <= 2 ULP against MPFR
 // (tests/f64/gelu_f64_test.cc). Included once per target by src/cpu/gelu_f64.cc via foreach_target.h.
 //
-// Why this is more than the float32 kernel in double: in float64 the roundings of the arguments matter.
-// exp(-t^2/2) at t = 38 has condition number t^2/2 = 722 with respect to t^2, so the rounding of t*t alone
-// (2^-53 relative) would cost up to ~700 ULP; so would that of z = c*x in exp(-|z|) near |z| = 700. Every
-// exponent argument is therefore carried as a double-double (hi + lo, error-free products and sums) into a
-// Cody-Waite reduction whose reduced argument r = rhi + rlo is exact to ~2^-85, and exp(r) is kept as
-// m = mhi + mlo in [0.7, 1.42] with the power of two applied last (an exact multiplication, then one that
-// rounds, so a subnormal result is rounded from the 53-bit value, not flushed). Where a result is a difference (the derivatives near their roots, x ~ -0.75), the terms are
-// formed in double-double too, or (exact form) a polynomial expanded around the root is used.
+// Why this is more than the float32 kernel in double: in float64 the roundings of the arguments matter. exp(-t^2/2) at
+// t = 38 has condition number t^2/2 = 722 with respect to t^2, so the rounding of t*t alone (2^-53 relative) would cost
+// up to ~700 ULP; so would that of z = c*x in exp(-|z|) near |z| = 700. Every exponent argument is therefore carried as
+// a double-double (hi + lo, error-free products and sums) into a Cody-Waite reduction whose reduced argument r = rhi +
+// rlo is exact to ~2^-85, and exp(r) is kept as m = mhi + mlo in [0.7, 1.42] with the power of two applied last (an
+// exact multiplication, then one that rounds, so a subnormal result is rounded from the 53-bit value, not flushed).
+// Where a result is a difference (the derivatives near their roots, x ~ -0.75), the terms are formed in double-double
+// too, or (exact form) a polynomial expanded around the root is used.
 //
 // Notation: t = |x|; phi0 = 1/sqrt(2 pi); Q(t) = Phi(-t); "dd" = double-double.
 
@@ -160,9 +160,9 @@ HWY_INLINE V Estrin(const double (&c)[kN], V x, V x2, V x4, V x8, V x16) {
   }
 }
 
-// Polynomial c[0..kLast] at x: Estrin for c[kDd..kLast], then the last kDd Horner steps (the multiplications by x and the additions of
-// c[kDd-1] .. c[0]) in double-double: returns hi, sets lo. Used where the partial sums exceed the result, so
-// that ordinary Horner's final roundings would dominate the error.
+// Polynomial c[0..kLast] at x: Estrin for c[kDd..kLast], then the last kDd Horner steps (the multiplications by x and
+// the additions of c[kDd-1] .. c[0]) in double-double: returns hi, sets lo. Used where the partial sums exceed the
+// result, so that ordinary Horner's final roundings would dominate the error.
 template <size_t kDd, size_t kLast, bool kEstrin = true, size_t kN, class D, class V = hn::Vec<D>>
 HWY_INLINE V HornerDd(D d, V x, const double (&c)[kN], V& lo) {
   V h;
@@ -186,9 +186,9 @@ HWY_INLINE V HornerDd(D d, V x, const double (&c)[kN], V& lo) {
 }
 
 // ------------------------------------------------------------------------------------------------------
-// exp(-(ahi + alo)) for 0 <= ahi <= kExpArgMax, |alo| <= 2^-40 ahi: returns m = mhi + mlo, a normalized
-// double-double in [0.7, 1.42] (relative error ~2^-56 at |r| = ln(2)/2, ~2^-60 for |r| <= 0.1) and the scale 2^k as two factors s1 * s2 (k1 = floor(k/2),
-// k2 = k - k1, both >= -578, so each factor is a normal double and y * s1 is exact for y ~ 1):
+// exp(-(ahi + alo)) for 0 <= ahi <= kExpArgMax, |alo| <= 2^-40 ahi: returns m = mhi + mlo, a normalized double-double
+// in [0.7, 1.42] (relative error ~2^-56 at |r| = ln(2)/2, ~2^-60 for |r| <= 0.1) and the scale 2^k as two factors s1 *
+// s2 (k1 = floor(k/2), k2 = k - k1, both >= -578, so each factor is a normal double and y * s1 is exact for y ~ 1):
 // exp(-a) = m * s1 * s2.
 template <class D, class V = hn::Vec<D>>
 HWY_INLINE void ExpNeg(D d, V ahi, V alo, V& mhi, V& mlo, V& s1, V& s2) {
@@ -255,13 +255,26 @@ HWY_INLINE V BackwardTimes(D d, V g, const ScaledDd<V>& f) {
 #if HWY_NATIVE_FMA
   (void)d;
   const V p = hn::MulAdd(g, f.hi, hn::Mul(g, f.lo));
+  return hn::Mul(p, f.s);
 #else
+  // Dekker's split multiplies g by 2^27 + 1, which overflows for |g| near DBL_MAX (the product came out NaN for
+  // |g| > 2^996), and its error terms for a tiny g fall below the subnormal grid (each rounded there: up to 1.8 ULP
+  // for products near 2^-1022): such g is scaled by 2^-64 or 2^64 first and s by the inverse (exact: s is a power
+  // of two in [2^-578, 1]), so that the last multiplication rounds once.
+  const V magnitude = hn::Abs(g);
+  const auto huge = hn::Ge(magnitude, hn::Set(d, 0x1p960));
+  const auto tiny = hn::Lt(magnitude, hn::Set(d, 0x1p-960));
+  const V one = hn::Set(d, 1.0);
+  const V gs = hn::Mul(g, hn::IfThenElse(huge, hn::Set(d, 0x1p-64), hn::IfThenElse(tiny, hn::Set(d, 0x1p64), one)));
+  const V ss = hn::Mul(f.s, hn::IfThenElse(huge, hn::Set(d, 0x1p64), hn::IfThenElse(tiny, hn::Set(d, 0x1p-64), one)));
   V lo, pl;
   const V hi = FastTwoSum(f.hi, f.lo, lo);
-  const V ph = TwoProd(d, g, hi, pl);
-  const V p = hn::Add(ph, hn::MulAdd(g, lo, pl));
+  const V ph = TwoProd(d, gs, hi, pl);
+  // Where g hi underflows to a zero (a tiny g), that zero has the product's sign, which adding the corrections'
+  // +0 would lose (FMA's fma(g, hi, g lo) rounds the nonzero exact sum, keeping it).
+  const V p = hn::IfThenElse(hn::Eq(ph, hn::Zero(d)), ph, hn::Add(ph, hn::MulAdd(gs, lo, pl)));
+  return hn::Mul(p, ss);
 #endif
-  return hn::Mul(p, f.s);
 }
 
 // ------------------------------------------------------------------------------------------------------
@@ -281,10 +294,11 @@ HWY_INLINE V BackwardTimes(D d, V g, const ScaledDd<V>& f) {
 //   Special:    f(+-0) = +-0, f(+inf) = +inf, f(-inf) = -0, NaN -> qNaN.
 //
 // ExactF64<true>: its derivative f'(x) = Phi(x) + x phi(x) as an unrounded ScaledDd (GeluF64Backward: g f').
-//   Domain:     all float64; f'(x) = 1 for x > 40, (-)0 below x ~ -38.5.
-//   Max error:  g f' (random g) 1.18 ULP (AVX3, AVX2; 1.21 on SSE4, SSSE3, SCALAR, without FMA); g = 1: 1.24
-//               (1.26) ULP; as above, except where |f'(x)| < 2^-8 around the root x0 = -0.75179 (|x - x0| < 0.009):
-//               there 4.9e-19 |g| absolute.
+//   Domain:     all float64; f'(x) = 1 for x > 40; below x ~ -38.5 f' is below the smallest double, and for x <
+//               -40 its clamped value is kept only where g f' rounds to 0 (|g| < 2^64; larger g: DeepTailTimes).
+//   Max error:  g f' (random g, any binade) 1.21 ULP (AVX3, AVX2; 1.18 on SSE4, SSSE3, SCALAR, without FMA);
+//               g = 1: 1.24 (1.26) ULP; as above, except where |f'(x)| < 2^-8 around the root x0 = -0.75179
+//               (|x - x0| < 0.009): there 4.9e-19 |g| absolute.
 //   Method:     f'(-t) = D(t) = exp(-t^2/2) (S(t) - phi0 t) (S - phi0 t in dd), f'(t) = 1 - D(t), except
 //               -5/4 < x <= -1/2: D cancels to 0 at t0 = 0.7518, so D(t0 + d) = d (w1 + d W2(d)) with d, t0, w1
 //               in dd (kRootW2). Near 0 the general path serves: D(t) is 1/2 .. 0.13 for t <= 1/2, S - phi0 t
@@ -463,9 +477,10 @@ HWY_INLINE auto ExactF64(D d, V x) {
 //   z = K (x + 0.044715 x^3), K = 2 sqrt(2/pi) (since (1 + tanh u)/2 = sigma(2u)); and its derivative.
 // GeluF64<2, .>: sigmoid form f(x) = x sigma(z), z = 1.702 x; and its derivative.
 //   Reference:  the formula with its constants as real numbers (1.702, 0.044715, sqrt(2/pi) exactly), in MPFR.
-//   Domain:     all float64; |x| is clamped at 40 (tanh) / 500 (sigmoid) where f = x or -0 and f' = 1 or -0.
-//   Max error:  forward 0.77 ULP (both forms); g f' with random g 1.52 ULP (tanh) and 1.50 ULP (sigmoid) with
-//               FMA (1.53 / 1.54 on SSE4, SSSE3, SCALAR), g = 1: 1.57 / 1.41 (1.60 / 1.59); around the
+//   Domain:     all float64; |x| is clamped at 40 (tanh) / 500 (sigmoid) where f = x or -0 and f' = 1 or -0; the
+//               derivatives' far tail (|z| > kExpArgMax) with |g| >= 2^64: DeepTailTimes.
+//   Max error:  forward 0.77 ULP (both forms); g f' with random g (any binade) 1.62 ULP (tanh) and 1.49 ULP
+//               (sigmoid) with FMA (1.53 / 1.40 on SSE4, SSSE3, SCALAR), g = 1: 1.57 / 1.41 (1.60 / 1.59); around the
 //               derivatives' roots (x ~ -0.752, -0.751), where |f'| < 2^-8: 5.1e-19 |g| absolute. Same sample and
 //               targets as the exact form.
 //   Method:     z and zp = x z'(x) in dd (the constants as dd); e = exp(-|z|) = 2^k m (ExpNeg), then with one
@@ -575,6 +590,94 @@ HWY_INLINE auto SigmoidF64(D d, V x) {
 }
 
 // ------------------------------------------------------------------------------------------------------
+// The derivatives' far negative tail, for a grad_out so large that g f'(x) is a double although f'(x) lies far
+// below the smallest one (|f'| down to 2^-2100 matters for |g| up to 2^1024). The paths above clamp their exponent
+// argument a (t^2/2, |z|) at kExpArgMax, where |f'| < 2^-1140: right for every |g| < 2^64, wrong beyond (x = -50,
+// g = 2^1000 gave -6.3e-46 for -2.9e-241). GeluF64Backward sends the lanes with a > kExpArgMax here when their g
+// could matter (rare: only |x g| >= 2^64 leaves its common path).
+//   Method:     f'(-t) = -exp(-a) P with, t = |x|:
+//                 exact form:     a = t^2/2 (t^2 exact), P = t phi0 (1 - R(t)/t), R the Mills ratio
+//                                 Phi(-t)/phi(t), R/t = u (1 - u + 3u^2 - 15u^3 + 105u^4 - 945u^5 + 10395u^6),
+//                                 u = 1/t^2 <= 2^-10.6 (t > 40): the asymptotic series, alternating, its error below
+//                                 the first omitted term 135135 u^8 < 2^-67;
+//                 tanh, sigmoid:  a = |z|, P = -(1 + zp) = |zp| - 1 (zp = x z'(x) <= -800 here): f' = y (1 + zp (1 -
+//                                 y)) with y = e/(1 + e), e = exp(-a) < 2^-1154, so y and 1 - y are e and 1 to
+//                                 2^-1154 relative.
+//               exp(-a) = exp(-700) exp(-(a - 700)), the second by ExpNeg (a - 700 in (100, 785], its range, and
+//               exact: a is a double below 2^11, so a multiple of 2^-42, and a - 700 lies below 2^10), the first
+//               the constant M0 2^-1010 (mpmath, 300 bits).
+//               P, the exponential and M0 multiply in dd as H, scaled by 2^-14 (exact) so that |H| < 1 and g H
+//               cannot overflow; g H is rounded once (BackwardTimes), then scaled by 2^-996 (exact: where the result
+//               can be nonzero, |g H| >= 2^65), by s1 and by s2 (both <= 2^-72 since ExpNeg's k <= -144, so a
+//               rounding of the s1 product, subnormal, is scaled far below the last rounding's half ULP).
+//               a is clamped at kDeepExpArgMax = 54.5^2/2 (x >= -54.5 exact, -30 tanh, -900 sigmoid: |zp| < 2^13),
+//               where |f'| < 2^-2129, so |g f'| < 2^-1105 rounds to the zero of -g's sign, as it should.
+//   Error:      relative ~2^-55 before the one rounding (ExpNeg 2^-56, the series 2^-62, dd products 2^-100).
+//   Verified:   tests/f64/gelu_f64_test.cc (DeepTailLargeGradOut): MPFR's g f' on x in the deep tails of each
+//               form, |g| in 2^30 .. 2^1023, every target.
+inline constexpr double kDeepExactTMax = 54.5;
+inline constexpr double kDeepExpArgMax = kDeepExactTMax * kDeepExactTMax / 2;  // 1485.125, exact
+inline constexpr double kDeepExpOffset = 700.0;
+static_assert(kDeepExpArgMax - kDeepExpOffset <= kExpArgMax && kExpArgMax - kDeepExpOffset >= 100.0,
+              "ExpNeg's range, and its k <= -144 (s1, s2 <= 2^-72)");
+inline constexpr double kExpMinus700Hi = 0x1.14f2b0fb9307fp+0;  // exp(-700) 2^1010 = M0 (mpmath, 300 bits)
+inline constexpr double kExpMinus700Lo = 0x1.57961a567de7ap-57;
+inline constexpr double kDeepTailXMin = 20.0;  // every deep lane has x < -kDeepTailXMin (tanh: t > 21.6)
+
+template <class V, class M>
+struct DeepTail {
+  V value;  // g f'(x) where `lanes`
+  M lanes;  // x < 0, finite, with a > kExpArgMax
+};
+
+template <int kForm, class D, class V = hn::Vec<D>>
+HWY_NOINLINE DeepTail<V, hn::Mask<D>> DeepTailTimes(D d, V g, V x) {
+  const V one = hn::Set(d, 1.0);
+  V ah, al, ph, pl;  // a = ah + al; P = ph + pl
+  hn::Mask<D> lanes;
+  if constexpr (kForm == common::kNone) {
+    const V t = hn::Min(hn::Neg(x), hn::Set(d, kDeepExactTMax));
+    lanes = hn::And(hn::IsFinite(x), hn::Lt(x, hn::Set(d, -kExactTMax)));
+    V t2l;
+    const V t2h = TwoProd(d, t, t, t2l);
+    ah = hn::Mul(t2h, hn::Set(d, 0.5));
+    al = hn::Mul(t2l, hn::Set(d, 0.5));
+    const V u = hn::Div(one, t2h);
+    static constexpr double kSeries[7] = {1.0, -1.0, 3.0, -15.0, 105.0, -945.0, 10395.0};
+    const V v = hn::Mul(u, Horner<0, 6>(d, u, kSeries));  // R/t <= 2^-10.6
+    V wl;
+    const V wh = FastTwoSum(one, hn::Neg(v), wl);
+    V tl;
+    const V th = TwoProd(d, t, hn::Set(d, kPhi0Hi), tl);
+    tl = hn::MulAdd(t, hn::Set(d, kPhi0Lo), tl);
+    ph = TwoProd(d, th, wh, pl);
+    pl = hn::Add(pl, hn::MulAdd(th, wl, hn::Mul(tl, wh)));
+  } else {
+    constexpr bool kTanh = kForm == common::kTanh;
+    const V xc = hn::Max(x, hn::Set(d, kTanh ? -30.0 : -900.0));
+    V zh, zl, zph, zpl;
+    SigmoidArgs<kTanh, true>(d, xc, zh, zl, zph, zpl);  // z, zp < 0
+    lanes = hn::And(hn::IsFinite(x), hn::Lt(zh, hn::Set(d, -kExpArgMax)));
+    ah = hn::Min(hn::Neg(zh), hn::Set(d, kDeepExpArgMax));
+    al = hn::Neg(zl);
+    ph = FastTwoSum(hn::Neg(zph), hn::Neg(one), pl);  // |zp| - 1
+    pl = hn::Sub(pl, zpl);
+  }
+  V mh, ml, s1, s2;
+  ExpNeg(d, hn::Sub(ah, hn::Set(d, kDeepExpOffset)), al, mh, ml, s1, s2);
+  V el;  // P m
+  const V eh = TwoProd(d, ph, mh, el);
+  el = hn::Add(el, hn::MulAdd(ph, ml, hn::Mul(pl, mh)));
+  V hl;  // P m M0
+  const V hh = TwoProd(d, eh, hn::Set(d, kExpMinus700Hi), hl);
+  hl = hn::Add(hl, hn::MulAdd(eh, hn::Set(d, kExpMinus700Lo), hn::Mul(el, hn::Set(d, kExpMinus700Hi))));
+  // g f' = -g (hh + hl) 2^-14 2^-996 s1 s2
+  const V scale = hn::Set(d, -0x1p-14);
+  const V p = BackwardTimes(d, g, Unscaled(d, hn::Mul(hh, scale), hn::Mul(hl, scale)));
+  return {hn::Mul(hn::Mul(hn::Mul(p, hn::Set(d, 0x1p-996)), s1), s2), lanes};
+}
+
+// ------------------------------------------------------------------------------------------------------
 // f(x) (kDerivative false) or f'(x) of form kForm (0 none, 1 tanh, 2 sigmoid), with the special values:
 // NaN -> NaN (quiet), f(-inf) = -0, f'(-inf) = +0, f(+inf) = +inf, f'(+inf) = 1.
 template <int kForm, class D, class V = hn::Vec<D>>
@@ -613,11 +716,14 @@ HWY_INLINE V GeluF64Backward(D d, V g, V x) {
     f = SigmoidF64<kForm == common::kTanh, true>(d, x);
   }
   const V r = BackwardTimes(d, g, f);
-  // Lanes with a non-finite x or g, or a zero g, rare: tested once per vector so that the common path skips their
-  // fix-ups (about a tenth of this function's operations). x g is finite and nonzero where both are and x g does not
-  // overflow or underflow to 0 (the fix-ups below give those lanes r again; x = 0 too): one product instead of
-  // four tests, and one test on AVX-512.
-  if (HWY_LIKELY(hn::AllTrue(d, IsFiniteNonzero(d, hn::Mul(x, g))))) return r;
+  // Lanes with a non-finite x or g, a zero g, or a g large enough for the far tail (DeepTailTimes), rare: tested
+  // once per vector so that the common path skips their fix-ups (about a tenth of this function's operations).
+  // (x g) 2^960 is finite and nonzero where both are finite, g is nonzero, and x g neither underflows to 0 nor
+  // reaches 2^64 (the product by 2^960 is exact, and overflows exactly there): two products and one test, one on
+  // AVX-512 (a magnitude compare instead of the second product cost the float64 backwards 2%, AMD Zen 5). The
+  // fix-ups below give the other lanes r again (x = 0 too). A deep lane whose g f' can be nonzero has x < -20 and
+  // |g| >= 2^64 (|f'| < 2^-1140 where a > kExpArgMax), so |x g| > 2^64.
+  if (HWY_LIKELY(hn::AllTrue(d, IsFiniteNonzero(d, hn::Mul(hn::Mul(x, g), hn::Set(d, 0x1p960)))))) return r;
   const auto minus_inf = hn::Eq(x, hn::Set(d, -std::numeric_limits<double>::infinity()));
   f.hi = hn::IfThenZeroElse(minus_inf, f.hi);  // f'(-inf) = +0
   f.lo = hn::IfThenZeroElse(minus_inf, f.lo);
@@ -625,6 +731,12 @@ HWY_INLINE V GeluF64Backward(D d, V g, V x) {
   // g = +-0: g (hi + lo), whose sign is that of g f' (hi alone may differ next to the roots, where hi + lo cancels;
   // hi = lo = +0 at x = -inf).
   any_g = hn::IfThenElse(hn::Eq(g, hn::Zero(d)), hn::Mul(g, hn::Add(f.hi, f.lo)), any_g);
+  // The far tail for a finite nonzero g (a zero g keeps the zero of -g's sign above, an infinite one g hi s).
+  const auto finite_g = hn::And(hn::IsFinite(g), hn::Ne(g, hn::Zero(d)));
+  if (!hn::AllFalse(d, hn::And(finite_g, hn::Lt(x, hn::Set(d, -kDeepTailXMin))))) {
+    const auto deep = DeepTailTimes<kForm>(d, g, x);
+    any_g = hn::IfThenElse(hn::And(finite_g, deep.lanes), deep.value, any_g);
+  }
   return hn::IfThenElse(hn::IsNaN(x), hn::Add(x, x), any_g);
 }
 
