@@ -229,7 +229,7 @@ TEST_P(GeluF32Test, SizesOffsetsAndInPlaceMatchElementwise) {
 // ~2^-40, far below a float32 ULP), at the derivative's bound in ULP of the product; in the near-root window of f',
 // |error| <= |grad_out| 2^-24. 2^17 random bit patterns, 2^17 draws of N(0, 3), 2^15 of U[-125, -12] and 2^13 of
 // U[-14, -11.5] (the deep negative tails, where |f'| < 2^-170 but a large grad_out makes the product a float: the
-// double path computes f' down to 2^-286 there, kExactDerivativeTMax and kSigmoidDerivativeZMax; the second range
+// double path computes f' down to 2^-408 there, kExactDerivativeTMax and kSigmoidDerivativeZMax; the second range
 // is the tanh form's), each with its own grad_out of either
 // sign: a third from the binades 2^-20 .. 2^20, a third from 2^-149 .. 2^20 (subnormals included: a tiny grad_out
 // once lost the float tail's accuracy to an underflow before its last scaling), a third from 2^21 .. 2^127 (the
@@ -246,7 +246,7 @@ TEST_P(GeluF32Test, BackwardWithRandomGradOut) {
   for (int i = 0; i < (1 << 17); ++i) x.push_back(normal(rng));
   const size_t deep_from = x.size();
   for (int i = 0; i < (1 << 15); ++i) x.push_back(deep(rng));
-  std::uniform_real_distribution<float> tanh_deep(-14.0f, -11.5f);  // the tanh form's 120 < |z| <= 205
+  std::uniform_real_distribution<float> tanh_deep(-14.0f, -11.5f);  // the tanh form's |z| from 120 to ~205
   for (int i = 0; i < (1 << 13); ++i) x.push_back(tanh_deep(rng));
   std::uniform_int_distribution<int> moderate(-20, 20), any_binade(-149, 20), large(21, 127);
   std::uniform_real_distribution<float> mantissa(1.0f, 2.0f);

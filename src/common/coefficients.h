@@ -42,20 +42,22 @@ inline constexpr double kRoundShifter = 0x1.8p52 + 1023.0;
 // The last nonzero float32 GELU is at x = -0x1.cb64e8p+3 (~-14.356), inside the fitted domain.
 inline constexpr double kExactTMax = 15.5;
 // The derivative's deep tail, kExactTMax < t <= kExactDerivativeTMax, x = -t: there |f'(x)| < 2^-170, which rounds
-// to -0 in float32 by itself but not once multiplied by a large grad_out (up to 2^128), so f' is computed there by
-// the Mills ratio's asymptotic series (ExactDeepDerivative). Beyond it |f'(x)| < |f'(-20.5)| < 2^-300, so
-// |grad_out f'| < 2^-172 for every finite float32 grad_out: (-)0.
-inline constexpr double kExactDerivativeTMax = 20.5;
+// to -0 in float32 by itself but not once multiplied by a large grad_out (up to 2^128), or by GEGLU's grad_out * b
+// (two float32 factors: up to 2^256), so f' is computed there by the Mills ratio's asymptotic series
+// (ExactDeepDerivative). Beyond it |f'(x)| < |f'(-24)| < 2^-412 (mpmath), so |grad_out f'| < 2^-156 for every such
+// multiplier: (-)0. (Until 2026-12-03 the cutoff was 20.5, |f'| < 2^-300: enough for grad_out alone, not for GEGLU.)
+inline constexpr double kExactDerivativeTMax = 24.0;
 // kSigmoidZMax = 120: e^-120 < 2^-173; beyond it |x| e^z and |x z'| e^z stay below 2^-150 for every float x
 // (|x| <= 71 at z = -120 for the sigmoid form, |x| <= 12 for the tanh form), so the results are (-)0, and
 // for z > 120, sigmoid(z) = 1 in double.
 inline constexpr double kSigmoidZMax = 120.0;
-// The derivatives' cutoff: up to |z| = 205 f' is computed (e^-205 < 2^-295, a normal double), so that a large
-// grad_out (up to 2^128) times a deep-tail f' (|f'| >= 2^-278 can make a nonzero float32 product) is right; past
-// it |x z'| e^-|z| < 2^-286 (|x z'| <= 572 there: 205 for the sigmoid form, 571.3 for the tanh form at x = -13.69),
-// and the product is (-)0 for every finite grad_out.
+// The derivatives' cutoff: up to |z| = 290 f' is computed (e^-290 < 2^-418, a normal double), so that a large
+// multiplier (grad_out up to 2^128; GEGLU's grad_out * b up to 2^256) times a deep-tail f' (|f'| >= 2^-406 can make
+// a nonzero float32 product) is right; past it |x z'| e^-|z| < 2^-408 (mpmath; |x z'| <= 821 there: 290 for the
+// sigmoid form, 820.6 for the tanh form at x = -15.49), and the product is (-)0 for every such multiplier.
+// (Until 2026-12-03 the cutoff was 205, |f'| < 2^-286: enough for grad_out alone, not for GEGLU.)
 // For z > 120, sigmoid(z) = 1 and f' = 1 in double either way.
-inline constexpr double kSigmoidDerivativeZMax = 205.0;
+inline constexpr double kSigmoidDerivativeZMax = 290.0;
 
 // Common range |x| <= kCommonRangeMax: f(x) = x * (1/2 + x * A(x^2)), f'(x) = 1/2 + x * C(x^2), Horner in s = x^2.
 // Derivation: scripts/fit/common_range.sollya (fpminimax, absolute error, s in [2^-40, 9], double coefficients);

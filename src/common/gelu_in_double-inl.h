@@ -41,8 +41,8 @@ GELU_HD V Polynomial(const Ops& o, V x) {
   return EstrinRange<C, 0, Degree>(o, powers);
 }
 
-// exp(z) for z in [-211, 0] (the callers clamp: kSigmoidZMax, kSigmoidDerivativeZMax, kExactTMax and
-// kExactDerivativeTMax^2 / 2 = 210.125; 2^k stays a normal double down to k = -1022), relative error < 2^-45.
+// exp(z) for z in [-290, 0] (the callers clamp: kSigmoidZMax, kSigmoidDerivativeZMax = 290, kExactTMax and
+// kExactDerivativeTMax^2 / 2 = 288; 2^k stays a normal double down to k = -1022), relative error < 2^-45.
 // k = round(z / ln2) through the shifter (exact: |z/ln2| < 2^8), r = z - k ln2 in two FMAs (Cody-Waite;
 // k*kLn2Hi exact), exp(r) by the degree-9 polynomial, times 2^k built from the shifter's low bits.
 template <class Ops, class V>
@@ -58,9 +58,9 @@ GELU_HD V ExpNegBounded(const Ops& o, V z) {
 
 // f'(x) where `far` (beyond a form's cutoff), v elsewhere; v there is the first term (Phi(x) or sigmoid(z)). Every form
 // has f'(x) < 0 for all x below its root (x ~ -0.75), and past the derivative's cutoff (kExactDerivativeTMax,
-// kSigmoidDerivativeZMax) |f'| < 2^-286, so grad_out f' rounded to float32 is -0 times the sign of grad_out for every
-// finite float32 grad_out: returning the tiny positive first term would round to +0. f'(-inf) = +0 (the limit, as the
-// reference has it); for x > 0 the first term is 1 (or within 2^-170 of it).
+// kSigmoidDerivativeZMax) |f'| < 2^-408, so grad_out f' rounded to float32 is -0 times the sign of grad_out for every
+// finite float32 grad_out (and GEGLU's grad_out * b): returning the tiny positive first term would round to +0.
+// f'(-inf) = +0 (the limit, as the reference has it); for x > 0 the first term is 1 (or within 2^-170 of it).
 template <class Ops, class V, class M>
 GELU_HD V FarDerivative(const Ops& o, V x, M far, V v) {
   const V zero = o.IfThenElse(o.Gt(x, o.Set(-HUGE_VAL)), o.Set(-0.0), o.Set(0.0));
@@ -79,7 +79,7 @@ GELU_HD V PhiNegative(const Ops& o, V t, V e) {
 // f'(-t) for kExactTMax < t <= kExactDerivativeTMax: f'(-t) = Phi(-t) - t phi(t) = -t phi(t) (1 - R(t) / t), R
 // the Mills ratio Phi(-t) / phi(t), whose asymptotic series gives R(t) t = 1 - u + 3u^2 - 15u^3 + 105u^4, u = 1/t^2,
 // with an error below its first omitted term 945 u^5 (alternating series; u <= 1/240): R/t is below u = 2^-7.9,
-// so f' is within 945 u^6 <= 2^-37.6 of the series' value (relative; mpmath: 2^-37.6 at t = 15.5, 2^-42.4 at 20.5),
+// so f' is within 945 u^6 <= 2^-37.6 of the series' value (relative; mpmath: 2^-37.6 at t = 15.5, 2^-45.1 at 24),
 // and exp(-t^2/2) (t^2 exact) within 2^-45. No cancellation: R/t < 2^-7.9. Rare lanes (|x| > 15.5), in a branch.
 template <class Ops, class V>
 GELU_HD V ExactDeepDerivative(const Ops& o, V t) {
@@ -136,7 +136,7 @@ GELU_HD V SigmoidForm(const Ops& o, V x, V z, V dz) {
   if constexpr (!kDerivative) {
     return o.IfThenElse(o.And(far, negative), o.Set(-0.0), o.Mul(x, s));
   } else {
-    // f' = s + x z' s (1 - s), s (1 - s) = e r^2; beyond kSigmoidDerivativeZMax that term is < 2^-286 (and x z'
+    // f' = s + x z' s (1 - s), s (1 - s) = e r^2; beyond kSigmoidDerivativeZMax that term is < 2^-408 (and x z'
     // may be inf).
     const V w = o.IfThenZeroElse(far, o.Mul(o.Mul(x, dz), o.Mul(e, o.Mul(r, r))));
     return FarDerivative(o, x, far, o.Add(s, w));

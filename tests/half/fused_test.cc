@@ -13,6 +13,7 @@
 #include <bit>
 #include <cmath>
 #include <cstdint>
+#include <cstdio>
 #include <cstring>
 #include <random>
 #include <vector>
@@ -312,6 +313,47 @@ void CheckGeglu() {
   }
 }
 
+// GEGLU's grad_a = (grad_out b) f'(a) where the multiplier grad_out b (two float32-range factors: up to 2^256) meets
+// the derivatives' deep negative tail, |f'| down to 2^-406 (kExactDerivativeTMax, kSigmoidDerivativeZMax): a in the
+// exact form's [-24.5, -15.5], the tanh form's |z| in [120, 295] (a in [-15.6, -11.7]) and the sigmoid form's
+// (a in [-173, -70]), |grad_out| and |b| in 2^40 .. 2^127, against grad_out b times the reference f'. Until
+// 2026-12-03 the cutoffs were |f'| < 2^-286 (enough for grad_out alone): x = -22, grad_out = b = 2^120 gave -0.
+// bf16 has float32's exponent range; fp16's products stay below 2^32, where every deep-tail result is 0.
+template <class S>
+void CheckGegluDeepTail() {
+  using T = typename S::T;
+  const double lo[3] = {-24.5, -15.6, -173.0}, hi[3] = {-15.5, -11.7, -70.0};
+  std::mt19937 rng(29);
+  std::uniform_int_distribution<int> exponent(40, 126);  // 2^127 * m may round to bf16 inf
+  std::uniform_real_distribution<double> mantissa(1.0, 2.0);
+  for (int f = 0; f < 3; ++f) {
+    const gelu_approximate a = kForms[f];
+    std::uniform_real_distribution<double> deep(lo[f], hi[f]);
+    const size_t n = 4096;
+    std::vector<T> av(n), bv(n), g(n), ga(n), gb(n);
+    for (size_t i = 0; i < n; ++i) {
+      av[i] = S::FromD(i == 0 && f == 0 ? -22.0 : deep(rng));
+      bv[i] = S::FromD((rng() & 1 ? -1 : 1) * std::ldexp(mantissa(rng), i == 0 ? 120 : exponent(rng)));
+      g[i] = S::FromD((rng() & 1 ? -1 : 1) * std::ldexp(mantissa(rng), i == 0 ? 120 : exponent(rng)));
+    }
+    ASSERT_EQ(S::geglu_backward(g.data(), av.data(), bv.data(), ga.data(), gb.data(), n, a), GELU_OK);
+    size_t nonzero = 0;
+    double worst = 0;
+    for (size_t i = 0; i < n; ++i) {
+      const double af = S::ToD(av[i]), m = S::ToD(g[i]) * S::ToD(bv[i]);  // exact in double
+      const double r = m * Ref(af, a, true);
+      nonzero += S::FromD(r) != S::FromD(0.0) && S::FromD(r) != S::FromD(-0.0);
+      worst = std::max(worst, std::fabs(S::ToD(ga[i]) - r) / Ulp<S>(r));
+      ASSERT_LE(std::fabs(S::ToD(ga[i]) - r), kMaxUlp<S> * Ulp<S>(r))
+          << S::kName << " form " << a << std::hexfloat << " a=" << af << " grad_out*b=" << m << " got " << S::ToD(ga[i])
+          << " ref " << r;
+      ASSERT_EQ(std::signbit(S::ToD(ga[i])), std::signbit(r)) << S::kName << " form " << a << std::hexfloat << " a=" << af;
+    }
+    EXPECT_GT(nonzero, n / 4) << S::kName << " form " << a << ": the draws reach nonzero products";
+    std::printf("%s form %d: deep-tail grad_a max %.4f ULP, %zu of %zu nonzero\n", S::kName, f, worst, nonzero, n);
+  }
+}
+
 // The halves layout: row r of x is [a_r | b_r]; results equal the separate-array form applied row by row.
 template <class S>
 void CheckGegluRows() {
@@ -412,6 +454,8 @@ TEST(FusedTest, BiasBackwardDeterministicBf16) { CheckBiasBackwardDeterministic<
 TEST(FusedTest, GegluF32) { CheckGeglu<F32>(); }
 TEST(FusedTest, GegluBf16) { CheckGeglu<Bf16>(); }
 TEST(FusedTest, GegluF16) { CheckGeglu<F16>(); }
+TEST(FusedTest, GegluDeepTailF32) { CheckGegluDeepTail<F32>(); }
+TEST(FusedTest, GegluDeepTailBf16) { CheckGegluDeepTail<Bf16>(); }
 TEST(FusedTest, GegluRowsF32) { CheckGegluRows<F32>(); }
 TEST(FusedTest, GegluRowsBf16) { CheckGegluRows<Bf16>(); }
 TEST(FusedTest, GegluRowsF16) { CheckGegluRows<F16>(); }
