@@ -65,7 +65,7 @@ int RunCommandLine(std::vector<std::string> args) {
       const int rc = c.run();
       return StdoutWritten("gelu " + chosen->get_name()) || rc != 0 ? rc : 1;
     } catch (const std::exception& e) {
-      // Failure, npy::Error, gelu::Error, std::bad_alloc, filesystem errors: one line, exit status 1.
+      // Failure, npy::Error, gelu::Error, ReplaceFileError, std::bad_alloc, filesystem errors: one line, exit status 1.
       std::fflush(stdout);
       std::fprintf(stderr, "gelu %s: %s\n", chosen->get_name().c_str(), e.what());
       return 1;

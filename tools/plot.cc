@@ -192,15 +192,11 @@ std::vector<std::string> MakePlots(const PlotOptions& o) {
     }
   }
   std::vector<std::string> written;
-  try {
-    for (const char* name : kFigures) (void)CheckReplaceable(std::filesystem::path(o.outdir) / name);
-    for (size_t i = 0; i < std::size(kFigures); ++i) {
-      const auto p = std::filesystem::path(o.outdir) / kFigures[i];
-      ReplaceFile(p, drawn[i]);
-      written.push_back(p.string());
-    }
-  } catch (const ReplaceFileError& e) {
-    throw Failure(e.what());
+  for (const char* name : kFigures) (void)CheckReplaceable(std::filesystem::path(o.outdir) / name);
+  for (size_t i = 0; i < std::size(kFigures); ++i) {
+    const auto p = std::filesystem::path(o.outdir) / kFigures[i];
+    ReplaceFile(p, drawn[i]);
+    written.push_back(p.string());
   }
   return written;
 }

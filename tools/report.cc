@@ -118,11 +118,7 @@ int RunReport(const ReportOptions& o) {
   md += "![GELU vs ReLU vs Leaky ReLU](gelu_vs_relu.png)\n\n![Error of each approximation](gelu_approx_error.png)\n";
 
   const auto path = std::filesystem::path(o.outdir) / "report.md";
-  try {
-    ReplaceFile(path, md);
-  } catch (const ReplaceFileError& e) {
-    throw Failure(e.what());
-  }
+  ReplaceFile(path, md);
   const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   std::printf("Report written to %s (figures beside it) in %s. Accuracy: %s.\n", path.string().c_str(),
               Duration(s).c_str(), acc.all_pass() ? "every claim holds" : "a claim FAILS (see above)");
