@@ -3,7 +3,8 @@
 // plot.cc, report.cc): its options, what it computes, and Add<Name>Command, which registers it with CLI11.
 // Each command prints its result to stdout and returns the process exit status; failures throw
 // gelu::cli::Failure (or npy::Error, gelu::Error, ReplaceFileError: each message names what failed), which
-// RunCommandLine turns into one line on stderr and exit status 1. Everything here is in the library gelu_cli_lib, so tests call the commands in-process.
+// RunCommandLine turns into one line on stderr and exit status 1. Everything here is in the library gelu_cli_lib,
+// so tests call the commands in-process.
 #ifndef GELU_TOOLS_COMMANDS_H_
 #define GELU_TOOLS_COMMANDS_H_
 

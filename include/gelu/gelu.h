@@ -15,8 +15,8 @@
  *   backward <= 2 ULP of grad_out * f'(x), except near f'(x) = 0 (-2 < x < 0 where |f'(x)| < 2^-8; the root is at
  *   x ~ -0.7518) where the absolute error is <= |grad_out| * 2^-24 + 2^-149 (every input with grad_out = 1;
  *   any finite grad_out on a sample: docs/ACCURACY.md).
- *   float64: <= 2 ULP, near the root <= |grad_out| * 2^-53 + 2^-1074, for any finite grad_out (MPFR, a sample;
- *   random grad_out from every binade included).
+ *   float64: <= 2 ULP, near the root <= |grad_out| * 2^-53 + 2^-1074, for any finite grad_out whose product stays
+ *   below DBL_MAX (MPFR, a sample: random grad_out in binades 2^-1074 .. 2^1019, up to 2^1023 in the far tail).
  * Special values: NaN -> NaN; +inf -> +inf; -inf -> -0 (forward) and 0 (derivative); +-0 -> +-0;
  *   subnormal results are produced, not flushed.
  *

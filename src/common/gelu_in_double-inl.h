@@ -43,7 +43,7 @@ GELU_HD V Polynomial(const Ops& o, V x) {
 
 // exp(z) for z in [-290, 0] (the callers clamp: kSigmoidZMax, kSigmoidDerivativeZMax = 290, kExactTMax and
 // kExactDerivativeTMax^2 / 2 = 288; 2^k stays a normal double down to k = -1022), relative error < 2^-45.
-// k = round(z / ln2) through the shifter (exact: |z/ln2| < 2^8), r = z - k ln2 in two FMAs (Cody-Waite;
+// k = round(z / ln2) through the shifter (exact: |z/ln2| < 2^9), r = z - k ln2 in two FMAs (Cody-Waite;
 // k*kLn2Hi exact), exp(r) by the degree-9 polynomial, times 2^k built from the shifter's low bits.
 template <class Ops, class V>
 GELU_HD V ExpNegBounded(const Ops& o, V z) {

@@ -258,9 +258,9 @@ HWY_INLINE V BackwardTimes(D d, V g, const ScaledDd<V>& f) {
   return hn::Mul(p, f.s);
 #else
   // Dekker's split multiplies g by 2^27 + 1, which overflows for |g| near DBL_MAX (the product came out NaN for
-  // |g| > 2^996), and its error terms for a tiny g fall below the subnormal grid (each rounded there: up to 1.8 ULP
-  // for products near 2^-1022): such g is scaled by 2^-64 or 2^64 first and s by the inverse (exact: s is a power
-  // of two in [2^-578, 1]), so that the last multiplication rounds once.
+  // |g| above about 2^997), and its error terms for a tiny g fall below the subnormal grid (each rounded there: up
+  // to 1.8 ULP for products near 2^-1022): such g is scaled by 2^-64 or 2^64 first and s by the inverse (exact: s is
+  // a power of two in [2^-578, 1]), so that the last multiplication rounds once.
   const V magnitude = hn::Abs(g);
   const auto huge = hn::Ge(magnitude, hn::Set(d, 0x1p960));
   const auto tiny = hn::Lt(magnitude, hn::Set(d, 0x1p-960));
@@ -622,7 +622,7 @@ static_assert(kDeepExpArgMax - kDeepExpOffset <= kExpArgMax && kExpArgMax - kDee
               "ExpNeg's range, and its k <= -144 (s1, s2 <= 2^-72)");
 inline constexpr double kExpMinus700Hi = 0x1.14f2b0fb9307fp+0;  // exp(-700) 2^1010 = M0 (mpmath, 300 bits)
 inline constexpr double kExpMinus700Lo = 0x1.57961a567de7ap-57;
-inline constexpr double kDeepTailXMin = 20.0;  // every deep lane has x < -kDeepTailXMin (tanh: t > 21.6)
+inline constexpr double kDeepTailXMin = 20.0;  // every deep lane has x < -kDeepTailXMin (tanh: t > 22.05)
 
 template <class V, class M>
 struct DeepTail {
@@ -720,7 +720,7 @@ HWY_INLINE V GeluF64Backward(D d, V g, V x) {
   // once per vector so that the common path skips their fix-ups (about a tenth of this function's operations).
   // (x g) 2^960 is finite and nonzero where both are finite, g is nonzero, and x g neither underflows to 0 nor
   // reaches 2^64 (the product by 2^960 is exact, and overflows exactly there): two products and one test, one on
-  // AVX-512 (a magnitude compare instead of the second product cost the float64 backwards 2%, AMD Zen 5). The
+  // AVX-512 (a magnitude compare, three operations, measured no faster: docs/BENCHMARKS.md). The
   // fix-ups below give the other lanes r again (x = 0 too). A deep lane whose g f' can be nonzero has x < -20 and
   // |g| >= 2^64 (|f'| < 2^-1140 where a > kExpArgMax), so |x g| > 2^64.
   if (HWY_LIKELY(hn::AllTrue(d, IsFiniteNonzero(d, hn::Mul(hn::Mul(x, g), hn::Set(d, 0x1p960)))))) return r;
