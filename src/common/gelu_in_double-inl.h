@@ -80,12 +80,11 @@ GELU_HD V PhiNegative(const Ops& o, V t, V e) {
 // the Mills ratio Phi(-t) / phi(t), whose asymptotic series gives R(t) t = 1 - u + 3u^2 - 15u^3 + 105u^4, u = 1/t^2,
 // with an error below its first omitted term 945 u^5 (alternating series; u <= 1/240): R/t is below u = 2^-7.9,
 // so f' is within 945 u^6 <= 2^-37.6 of the series' value (relative; mpmath: 2^-37.6 at t = 15.5, 2^-45.1 at 24),
-// and exp(-t^2/2) (t^2 exact) within 2^-45. No cancellation: R/t < 2^-7.9. Rare lanes (|x| > 15.5), in a branch.
+// and e = exp(-t^2/2) (t^2 exact; ExactForm's) within 2^-45. No cancellation: R/t < 2^-7.9. Rare lanes (|x| >
+// 15.5), in a branch.
 template <class Ops, class V>
-GELU_HD V ExactDeepDerivative(const Ops& o, V t) {
-  const V t2 = o.Mul(t, t);
-  const V e = ExpNegBounded(o, o.Mul(o.Set(-0.5), t2));
-  const V u = o.Div(o.Set(1.0), t2);
+GELU_HD V ExactDeepDerivative(const Ops& o, V t, V e) {
+  const V u = o.Div(o.Set(1.0), o.Mul(t, t));
   V series = o.MulAdd(o.Set(105.0), u, o.Set(-15.0));
   series = o.MulAdd(series, u, o.Set(3.0));
   series = o.MulAdd(series, u, o.Set(-1.0));
@@ -100,7 +99,12 @@ GELU_HD V ExactForm(const Ops& o, V x) {
   const V tmax = o.Set(common::kExactTMax);
   const V ax = o.Abs(x);
   const V t = o.Min(ax, tmax);  // NaN -> tmax (as x86 minpd): NaN flows through x below
-  const V e = ExpNegBounded(o, o.Mul(o.Set(-0.5), o.Mul(t, t)));
+  // The derivative's exp serves its deep tail too (ExactDeepDerivative), so its argument stops at
+  // kExactDerivativeTMax: the same e for |x| <= kExactTMax; beyond, q (at t = kExactTMax) gets a smaller e, which
+  // changes no result (x > kExactTMax: Phi = 1 - q rounds to 1 either way; x < -kExactTMax: the deep or the far
+  // value replaces it).
+  const V te = kDerivative ? o.Min(ax, o.Set(common::kExactDerivativeTMax)) : t;
+  const V e = ExpNegBounded(o, o.Mul(o.Set(-0.5), o.Mul(te, te)));
   const V q = PhiNegative(o, t, e);
   const auto negative = o.Lt(x, o.Set(0.0));
   const V phi = o.IfThenElse(negative, q, o.Sub(o.Set(1.0), q));
@@ -115,9 +119,9 @@ GELU_HD V ExactForm(const Ops& o, V x) {
     const V tdeep = o.Set(common::kExactDerivativeTMax);
     const auto deep = o.And(o.And(far, o.Lt(x, o.Set(0.0))), o.Le(ax, tdeep));
     if constexpr (Ops::kOneLane) {
-      if (deep) v = ExactDeepDerivative(o, ax);
+      if (deep) v = ExactDeepDerivative(o, ax, e);
     } else if (!o.AllTrue(o.Le(ax, tmax))) {  // some lane past kExactTMax (or NaN): rare
-      v = o.IfThenElse(deep, ExactDeepDerivative(o, o.Min(ax, tdeep)), v);
+      v = o.IfThenElse(deep, ExactDeepDerivative(o, te, e), v);
     }
     return FarDerivative(o, x, o.Gt(ax, tdeep), v);
   }
