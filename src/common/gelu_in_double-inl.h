@@ -117,9 +117,9 @@ GELU_HD V ExactForm(const Ops& o, V x) {
     V v = o.Add(phi, w);
     // x < 0 beyond kExactTMax, up to kExactDerivativeTMax: the deep tail, where grad_out f' can still be a float.
     const V tdeep = o.Set(common::kExactDerivativeTMax);
-    const auto deep = o.And(o.And(far, o.Lt(x, o.Set(0.0))), o.Le(ax, tdeep));
+    const auto deep = o.And(o.And(far, negative), o.Le(ax, tdeep));
     if constexpr (Ops::kOneLane) {
-      if (deep) v = ExactDeepDerivative(o, ax, e);
+      if (deep) v = ExactDeepDerivative(o, te, e);
     } else if (!o.AllTrue(o.Le(ax, tmax))) {  // some lane past kExactTMax (or NaN): rare
       v = o.IfThenElse(deep, ExactDeepDerivative(o, te, e), v);
     }

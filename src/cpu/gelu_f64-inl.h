@@ -732,7 +732,7 @@ HWY_INLINE V GeluF64Backward(D d, V g, V x) {
   // hi = lo = +0 at x = -inf).
   any_g = hn::IfThenElse(hn::Eq(g, hn::Zero(d)), hn::Mul(g, hn::Add(f.hi, f.lo)), any_g);
   // The far tail for a finite nonzero g (a zero g keeps the zero of -g's sign above, an infinite one g hi s).
-  const auto finite_g = hn::And(hn::IsFinite(g), hn::Ne(g, hn::Zero(d)));
+  const auto finite_g = IsFiniteNonzero(d, g);
   if (!hn::AllFalse(d, hn::And(finite_g, hn::Lt(x, hn::Set(d, -kDeepTailXMin))))) {
     const auto deep = DeepTailTimes<kForm>(d, g, x);
     any_g = hn::IfThenElse(hn::And(finite_g, deep.lanes), deep.value, any_g);
