@@ -22,6 +22,7 @@
 
 #include "gelu/gelu.hpp"
 #include "src/reference/reference.h"
+#include "tools/cleanup_on_signal.h"
 #include "tools/commands.h"
 #include "tools/replace_file.h"
 
@@ -70,14 +71,32 @@ Failure CannotRun(const std::string& python, int err) {
                              python, std::strerror(err)));
 }
 
-// Runs argv[0] (an absolute path) with argv; returns its exit status. Throws if it cannot be started.
+// Runs argv[0] (an absolute path) with argv; returns its exit status. Throws if it cannot be started. While it runs
+// it is CleanupOnSignal's child: a signal that ends gelu stops it before the temporary directory it draws into is
+// removed. Its signal mask is the caller's, not the one blocked here around posix_spawn and SetChild.
 int Spawn(const std::vector<std::string>& argv) {
   std::vector<char*> args;
   for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
   args.push_back(nullptr);
   pid_t pid = 0;
-  const int err = posix_spawn(&pid, args[0], nullptr, nullptr, args.data(), environ);
-  if (err != 0) throw CannotRun(argv[0], err);
+  {
+    const BlockEndingSignals blocked;
+    posix_spawnattr_t attr;
+    posix_spawnattr_init(&attr);
+    posix_spawnattr_setsigmask(&attr, &blocked.previous());
+    posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK);
+    const int err = posix_spawn(&pid, args[0], nullptr, &attr, args.data(), environ);
+    posix_spawnattr_destroy(&attr);
+    if (err != 0) throw CannotRun(argv[0], err);
+    CleanupOnSignal::SetChild(pid);
+  }
+  // Waited for without reaping (WNOWAIT), so that until SetChild(0) the pid the handler may kill is still this
+  // child's, never a reused one.
+  siginfo_t info{};
+  while (waitid(P_PID, static_cast<id_t>(pid), &info, WEXITED | WNOWAIT) < 0) {
+    if (errno != EINTR) throw Failure(fmt::format("waitid failed: {}", std::strerror(errno)));
+  }
+  CleanupOnSignal::SetChild(0);
   int status = 0;
   while (waitpid(pid, &status, 0) < 0) {
     if (errno != EINTR) throw Failure(fmt::format("waitpid failed: {}", std::strerror(errno)));
@@ -86,19 +105,41 @@ int Spawn(const std::vector<std::string>& argv) {
   return 128 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
 }
 
+// The files the script draws, in the order they are copied into OUTDIR.
+constexpr const char* kFigures[] = {"gelu_vs_relu.png", "gelu_vs_relu.svg", "gelu_approx_error.png",
+                                    "gelu_approx_error.svg"};
+// The CSV files gelu writes for the script.
+constexpr const char* kCsvFiles[] = {"curves.csv", "errors.csv", "ulps.csv"};
+
+// The temporary directory the CSV files and the figures go through: removed when MakePlots returns or throws, and
+// by CleanupOnSignal when a signal ends gelu meanwhile (it then removes the files named above, the figures
+// directory and the directory itself: what gelu and the script write there).
 struct TempDir {
   std::filesystem::path path;
+  CleanupOnSignal guard;
+  std::vector<int> slots;
   TempDir() {
     std::string t = UniqueNameTemplate((std::filesystem::temp_directory_path() / "gelu-plot-").string());
-    if (mkdtemp(t.data()) == nullptr) {
-      throw Failure(fmt::format("cannot create a temporary directory: {}", std::strerror(errno)));
+    {
+      const BlockEndingSignals blocked;
+      if (mkdtemp(t.data()) == nullptr) {
+        throw Failure(fmt::format("cannot create a temporary directory: {}", std::strerror(errno)));
+      }
+      slots.push_back(CleanupOnSignal::Track(t.c_str()));
     }
     path = t;
+    // Directories first: the handler removes the last tracked first.
+    slots.push_back(CleanupOnSignal::Track(Figures().c_str()));
+    for (const char* name : kCsvFiles) slots.push_back(CleanupOnSignal::Track((path / name).c_str()));
+    for (const char* name : kFigures) slots.push_back(CleanupOnSignal::Track((Figures() / name).c_str()));
   }
   ~TempDir() {
     std::error_code ec;
     std::filesystem::remove_all(path, ec);
+    for (int slot : slots) CleanupOnSignal::Untrack(slot);
   }
+  std::filesystem::path Figures() const { return path / "figures"; }
+  std::filesystem::path Csv(size_t i) const { return path / kCsvFiles[i]; }
 };
 
 }  // namespace
@@ -160,13 +201,12 @@ std::vector<std::string> MakePlots(const PlotOptions& o) {
   }
 
   TempDir tmp;
-  WriteFile(tmp.path / "curves.csv", curves);
-  WriteFile(tmp.path / "errors.csv", errors);
-  WriteFile(tmp.path / "ulps.csv", ulps);
-  const int rc = Spawn({o.python, script.string(), "--curves", (tmp.path / "curves.csv").string(), "--errors",
-                        (tmp.path / "errors.csv").string(), "--ulps", (tmp.path / "ulps.csv").string(), "--min-x",
-                        Num(m.x), "--min-y", Num(m.f), "--leaky-slope", Num(o.leaky_slope), "--outdir",
-                        (tmp.path / "figures").string()});
+  WriteFile(tmp.Csv(0), curves);
+  WriteFile(tmp.Csv(1), errors);
+  WriteFile(tmp.Csv(2), ulps);
+  const int rc = Spawn({o.python, script.string(), "--curves", tmp.Csv(0).string(), "--errors", tmp.Csv(1).string(),
+                        "--ulps", tmp.Csv(2).string(), "--min-x", Num(m.x), "--min-y", Num(m.f), "--leaky-slope",
+                        Num(o.leaky_slope), "--outdir", tmp.Figures().string()});
   if (rc != 0) {
     throw Failure(fmt::format("'{} {}' failed with exit status {}{}", o.python, script.string(), rc,
                               rc == 3 ? " (matplotlib is missing: apt-get install python3-matplotlib)" : ""));
@@ -176,11 +216,9 @@ std::vector<std::string> MakePlots(const PlotOptions& o) {
   // device in a figure's place is refused before any figure is replaced). So a failing script, a missing figure
   // or a refused destination leaves OUTDIR's files as they were; only a write that fails part way through (a full
   // disk) can leave some figures new and the rest old, each of them whole.
-  constexpr const char* kFigures[] = {"gelu_vs_relu.png", "gelu_vs_relu.svg", "gelu_approx_error.png",
-                                      "gelu_approx_error.svg"};
   std::vector<std::string> drawn;
   for (const char* name : kFigures) {
-    const auto p = tmp.path / "figures" / name;
+    const auto p = tmp.Figures() / name;
     std::ifstream f(p, std::ios::binary);
     if (!std::filesystem::is_regular_file(p, ec) || !f) {
       throw Failure(fmt::format("the script did not write {} (nothing in '{}' was changed)", name, o.outdir));

@@ -2,85 +2,43 @@
 // ReplaceFile; see replace_file.h.
 #include "tools/replace_file.h"
 
+#include "tools/cleanup_on_signal.h"
+
 #include <fcntl.h>
-#include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
-#include <csignal>
 #include <cstring>
-#include <iterator>
 
 namespace gelu {
 namespace {
 
 std::string Errno(int e) { return std::strerror(e); }
 
-// The temporary file ReplaceFile is filling, for RemoveTemporaryAndReraise: a signal that ends the process mid-write
-// (Ctrl-C, kill) removes it rather than leaving a hidden partial file beside the target. One write at a time (the
-// CLI's).
-char g_temporary[4096];
-volatile std::sig_atomic_t g_temporary_set = 0;
-constexpr int kEndingSignals[] = {SIGINT, SIGTERM, SIGHUP};
-
-extern "C" void RemoveTemporaryAndReraise(int sig) {
-  if (g_temporary_set) ::unlink(g_temporary);  // async-signal-safe, as are the calls below
-  ::signal(sig, SIG_DFL);
-  ::raise(sig);
-}
-
-// For its lifetime: RemoveTemporaryAndReraise handles each ending signal whose action is the default
-// (termination; an ignored or handled signal is left as it is), and Create/Untrack name the file it removes,
-// with those signals blocked meanwhile so that a signal never sees the name half written.
-class TemporaryFileGuard {
+// While ReplaceFile fills its temporary file, a signal that ends the process (Ctrl-C, kill) removes it
+// (CleanupOnSignal) rather than leaving a hidden partial file beside the target. mkstemp and Track run with those
+// signals blocked in this thread, so that a signal delivered here never falls between the file's creation and its
+// tracking.
+class TemporaryFile {
  public:
-  TemporaryFileGuard() {
-    for (size_t i = 0; i < std::size(kEndingSignals); ++i) {
-      struct sigaction current {};
-      installed_[i] = ::sigaction(kEndingSignals[i], nullptr, &current) == 0 && current.sa_handler == SIG_DFL;
-      if (!installed_[i]) continue;
-      struct sigaction handler {};
-      handler.sa_handler = RemoveTemporaryAndReraise;
-      sigemptyset(&handler.sa_mask);
-      installed_[i] = ::sigaction(kEndingSignals[i], &handler, &previous_[i]) == 0;
-    }
-  }
-  ~TemporaryFileGuard() {
-    Untrack();
-    for (size_t i = 0; i < std::size(kEndingSignals); ++i) {
-      if (installed_[i]) ::sigaction(kEndingSignals[i], &previous_[i], nullptr);
-    }
-  }
-  // Creates the temporary file from `name_template` (mkstemp) and tracks it, signals blocked in between.
+  // Creates the temporary file from `name_template` (mkstemp) and tracks it.
   int Create(std::string& name_template) {
-    const Blocked blocked;
+    const BlockEndingSignals blocked;
     const int fd = ::mkstemp(name_template.data());
-    if (fd >= 0 && name_template.size() < sizeof(g_temporary)) {
-      std::memcpy(g_temporary, name_template.c_str(), name_template.size() + 1);
-      g_temporary_set = 1;
-    }
+    if (fd >= 0) slot_ = CleanupOnSignal::Track(name_template.c_str());
     return fd;
   }
   // The file is renamed or removed: nothing to remove any more.
   void Untrack() {
-    const Blocked blocked;
-    g_temporary_set = 0;
+    CleanupOnSignal::Untrack(slot_);
+    slot_ = -1;
   }
+  ~TemporaryFile() { Untrack(); }
 
  private:
-  struct Blocked {
-    sigset_t old;
-    Blocked() {
-      sigset_t set;
-      sigemptyset(&set);
-      for (int sig : kEndingSignals) sigaddset(&set, sig);
-      ::sigprocmask(SIG_BLOCK, &set, &old);
-    }
-    ~Blocked() { ::sigprocmask(SIG_SETMASK, &old, nullptr); }
-  };
-  bool installed_[std::size(kEndingSignals)] = {};
-  struct sigaction previous_[std::size(kEndingSignals)] = {};
+  CleanupOnSignal guard_;
+  int slot_ = -1;
 };
 
 }  // namespace
@@ -132,7 +90,7 @@ void ReplaceFile(const std::filesystem::path& requested, std::initializer_list<s
   // gets a temporary file (mkstemp failed with "File name too long").
   const std::string base = path.filename().string().substr(0, 200);
   std::string tmp = UniqueNameTemplate((dir / ("." + base + ".tmp-")).string());
-  TemporaryFileGuard guard;
+  TemporaryFile guard;
   const int fd = guard.Create(tmp);
   if (fd < 0) {
     throw ReplaceFileError("cannot write " + name + ": cannot create a file in '" + dir.string() +

@@ -818,6 +818,43 @@ TEST_F(Cli, PlotThatFailsChangesNothing) {
   for (const std::string& f : figures) EXPECT_EQ(Slurp(dir_ / "figs" / f), "new\n") << f;
 }
 
+// SIGTERM (kill) or SIGINT (Ctrl-C) while the script draws stops the script and removes the temporary directory
+// it draws into: gelu ends by the signal, nothing is left in TMPDIR, OUTDIR is untouched, and the script is gone
+// (killed and reaped, not left running or a zombie). The stand-in interpreter writes one figure, says it started
+// (its pid, renamed into place whole) and sleeps; the signal goes to gelu only, as `kill` sends it.
+TEST_F(Cli, PlotSignalledWhileDrawingLeavesNothing) {
+  const fs::path script = dir_ / "sleeping";
+  std::ofstream(script) << "#!/bin/sh\n"
+                           "while [ $# -gt 0 ]; do [ \"$1\" = --outdir ] && out=$2; shift; done\n"
+                           "mkdir -p \"$out\" && echo partial > \"$out/gelu_vs_relu.png\"\n"
+                           "echo $$ > \"" << (dir_ / "started.tmp").string() << "\"\n"
+                           "mv \"" << (dir_ / "started.tmp").string() << "\" \"" << (dir_ / "started").string()
+                        << "\"\n"
+                           "exec sleep 60\n";
+  fs::permissions(script, fs::perms::owner_all);
+  std::ofstream(P("io/stdin")).close();
+  for (int sig : {SIGTERM, SIGINT}) {
+    fs::remove_all(dir_ / "tmp");
+    fs::create_directory(dir_ / "tmp");
+    fs::remove(dir_ / "started");
+    const pid_t pid = Start({"plot", "-o", P("figs"), "--python", script.string()}, P("io/stdin"), Stdout::kFile,
+                            {"TMPDIR=" + P("tmp")});
+    ASSERT_GT(pid, 0);
+    for (int i = 0; i < 3000 && !fs::exists(dir_ / "started"); ++i) ::usleep(10000);  // up to 30 s
+    ASSERT_TRUE(fs::exists(dir_ / "started")) << "the script did not start";
+    ASSERT_FALSE(fs::is_empty(dir_ / "tmp"));  // the temporary directory, with the script's figure in it
+    const pid_t child = std::stoi(Slurp(dir_ / "started"));
+    ASSERT_EQ(::kill(pid, sig), 0);
+    const Result r = Wait(pid);
+    EXPECT_EQ(r.rc, 128 + sig) << r.err;
+    EXPECT_TRUE(fs::is_empty(dir_ / "tmp")) << "left behind: " << Listing(dir_ / "tmp")[0];
+    EXPECT_FALSE(fs::exists(dir_ / "figs" / "gelu_vs_relu.png"));
+    const bool script_gone = ::kill(child, 0) != 0 && errno == ESRCH;
+    EXPECT_TRUE(script_gone) << "the script (pid " << child << ") outlived gelu";
+    if (!script_gone) ::kill(child, SIGKILL);
+  }
+}
+
 TEST_F(Cli, ReportStatesTheCorrectFactsAndWritesEverything) {
   const Result r = Run({"report", "-o", P("report"), "--no-progress"});
   ASSERT_EQ(r.rc, 0) << r.err;

@@ -1,0 +1,105 @@
+// SPDX-License-Identifier: Apache-2.0
+// CleanupOnSignal; see cleanup_on_signal.h.
+#include "tools/cleanup_on_signal.h"
+
+#include <pthread.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <csignal>
+#include <cstring>
+#include <iterator>
+
+namespace gelu {
+namespace {
+
+constexpr size_t kMaxPathBytes = 4096;
+
+// A slot is claimed (kFree or kDone to kWriting), its path written, then published by kLive (release); the handler
+// reads only kLive slots (acquire). A slot is reused only after Untrack, once its file is renamed or removed: a
+// handler that saw it live just before could read a path being rewritten only if a whole ReplaceFile (write,
+// fsync, rename) ran between its check and its unlink.
+enum SlotState : int { kFree, kWriting, kLive, kDone };
+char g_paths[CleanupOnSignal::kMaxPaths][kMaxPathBytes];
+std::atomic<int> g_state[CleanupOnSignal::kMaxPaths];
+std::atomic<pid_t> g_child{0};
+static_assert(std::atomic<int>::is_always_lock_free && std::atomic<pid_t>::is_always_lock_free,
+              "lock-free atomics: the only kind a signal handler may touch");
+
+int g_depth = 0;  // guards alive (the CLI's main thread makes them)
+bool g_installed[std::size(kEndingSignals)] = {};
+struct sigaction g_previous[std::size(kEndingSignals)] = {};
+
+extern "C" void CleanUpAndReraise(int sig) {
+  // Every call here is async-signal-safe.
+  const pid_t child = g_child.load(std::memory_order_acquire);
+  if (child > 0) {
+    ::kill(child, SIGKILL);
+    ::waitpid(child, nullptr, 0);  // it has stopped writing once reaped (ECHILD if Spawn reaped it already)
+  }
+  for (int i = CleanupOnSignal::kMaxPaths - 1; i >= 0; --i) {
+    if (g_state[i].load(std::memory_order_acquire) != kLive) continue;
+    if (::unlink(g_paths[i]) != 0) ::rmdir(g_paths[i]);  // a directory: removed once its tracked files are
+  }
+  ::signal(sig, SIG_DFL);
+  ::raise(sig);
+}
+
+}  // namespace
+
+BlockEndingSignals::BlockEndingSignals() {
+  sigset_t set;
+  sigemptyset(&set);
+  for (int sig : kEndingSignals) sigaddset(&set, sig);
+  ::pthread_sigmask(SIG_BLOCK, &set, &previous_);
+}
+BlockEndingSignals::~BlockEndingSignals() { ::pthread_sigmask(SIG_SETMASK, &previous_, nullptr); }
+
+CleanupOnSignal::CleanupOnSignal() {
+  if (g_depth++ > 0) return;
+  outermost_ = true;
+  for (size_t i = 0; i < std::size(kEndingSignals); ++i) {
+    struct sigaction current {};
+    g_installed[i] = ::sigaction(kEndingSignals[i], nullptr, &current) == 0 && current.sa_handler == SIG_DFL;
+    if (!g_installed[i]) continue;
+    struct sigaction handler {};
+    handler.sa_handler = CleanUpAndReraise;
+    sigemptyset(&handler.sa_mask);
+    for (int sig : kEndingSignals) sigaddset(&handler.sa_mask, sig);  // one cleanup, not one inside another
+    g_installed[i] = ::sigaction(kEndingSignals[i], &handler, &g_previous[i]) == 0;
+  }
+}
+
+CleanupOnSignal::~CleanupOnSignal() {
+  --g_depth;
+  if (!outermost_) return;
+  for (size_t i = 0; i < std::size(kEndingSignals); ++i) {
+    if (g_installed[i]) ::sigaction(kEndingSignals[i], &g_previous[i], nullptr);
+    g_installed[i] = false;
+  }
+}
+
+int CleanupOnSignal::Track(const char* path) {
+  const size_t length = std::strlen(path);
+  if (length >= kMaxPathBytes) return -1;
+  for (int slot = 0; slot < kMaxPaths; ++slot) {
+    int state = g_state[slot].load(std::memory_order_acquire);
+    if (state == kFree || state == kDone) {
+      if (!g_state[slot].compare_exchange_strong(state, kWriting)) continue;
+      std::memcpy(g_paths[slot], path, length + 1);
+      g_state[slot].store(kLive, std::memory_order_release);
+      return slot;
+    }
+  }
+  return -1;
+}
+
+void CleanupOnSignal::Untrack(int slot) {
+  if (slot >= 0 && slot < kMaxPaths) g_state[slot].store(kDone, std::memory_order_release);
+}
+
+void CleanupOnSignal::SetChild(pid_t pid) { g_child.store(pid, std::memory_order_release); }
+
+}  // namespace gelu
