@@ -39,9 +39,17 @@ extern "C" void CleanUpAndReraise(int sig) {
     ::kill(child, SIGKILL);
     ::waitpid(child, nullptr, 0);  // it has stopped writing once reaped (ECHILD if Spawn reaped it already)
   }
-  for (int i = CleanupOnSignal::kMaxPaths - 1; i >= 0; --i) {
-    if (g_state[i].load(std::memory_order_acquire) != kLive) continue;
-    if (::unlink(g_paths[i]) != 0) ::rmdir(g_paths[i]);  // a directory: removed once its tracked files are
+  // The files, then the directories (rmdir removes only an empty one), twice: a directory that holds another is
+  // empty on the second pass whatever their slots' order.
+  for (int pass = 0; pass < 3; ++pass) {
+    for (int i = 0; i < CleanupOnSignal::kMaxPaths; ++i) {
+      if (g_state[i].load(std::memory_order_acquire) != kLive) continue;
+      if (pass == 0) {
+        ::unlink(g_paths[i]);
+      } else {
+        ::rmdir(g_paths[i]);
+      }
+    }
   }
   ::signal(sig, SIG_DFL);
   ::raise(sig);

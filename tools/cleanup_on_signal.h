@@ -12,15 +12,6 @@
 
 namespace gelu {
 
-// For its lifetime, each ending signal whose action is the default (an ignored or handled one is left as it is)
-// runs a handler that kills the tracked child (SIGKILL) and reaps it, so that it writes nothing more, removes the
-// tracked paths, the last tracked first (a file by unlink, an empty directory by rmdir: track a directory before
-// the files it will hold), and then ends the process by the same signal (exit status 128 + the signal). Guards
-// may nest (ReplaceFile's inside plot's): the outermost installs the handler and restores the previous actions.
-// Only async-signal-safe calls run in the handler, and a path is published to it whole (an atomic flag set after
-// its bytes are written), so a signal on any thread (OpenMP workers included) sees a path either whole or not at
-// all. At most kMaxPaths paths are tracked at once; past that, or for a path of 4096 bytes or more, Track returns
-// -1 and the path is not removed on a signal.
 // The signals that end the process by default and are cleaned up after.
 inline constexpr int kEndingSignals[] = {SIGINT, SIGTERM, SIGHUP};
 
@@ -39,6 +30,16 @@ class BlockEndingSignals {
   sigset_t previous_;
 };
 
+// For its lifetime, each ending signal whose action is the default (an ignored or handled one is left as it is)
+// runs a handler that kills the tracked child (SIGKILL) and reaps it, so that it writes nothing more, removes the
+// tracked files (unlink), then the tracked directories once the files are gone (rmdir, which removes only an empty
+// one; nested two deep in any order), and then ends the process by the same signal (exit status 128 + the
+// signal). Guards may nest (ReplaceFile's inside plot's): the outermost installs the handler and restores the
+// previous actions.
+// Only async-signal-safe calls run in the handler, and a path is published to it whole (an atomic flag set after
+// its bytes are written), so a signal on any thread (OpenMP workers included) sees a path either whole or not at
+// all. At most kMaxPaths paths are tracked at once; past that, or for a path of 4096 bytes or more, Track returns
+// -1 and the path is not removed on a signal.
 class CleanupOnSignal {
  public:
   static constexpr int kMaxPaths = 64;

@@ -128,7 +128,6 @@ struct TempDir {
       slots.push_back(CleanupOnSignal::Track(t.c_str()));
     }
     path = t;
-    // Directories first: the handler removes the last tracked first.
     slots.push_back(CleanupOnSignal::Track(Figures().c_str()));
     for (const char* name : kCsvFiles) slots.push_back(CleanupOnSignal::Track((path / name).c_str()));
     for (const char* name : kFigures) slots.push_back(CleanupOnSignal::Track((Figures() / name).c_str()));
