@@ -17,18 +17,17 @@ namespace {
 
 constexpr size_t kMaxPathBytes = 4096;
 
-// A slot is claimed (kFree or kDone to kWriting), its path written, then published by kLive (release); the handler
-// reads only kLive slots (acquire). A slot is reused only after Untrack, once its file is renamed or removed: a
-// handler that saw it live just before could read a path being rewritten only if a whole ReplaceFile (write,
-// fsync, rename) ran between its check and its unlink.
-enum SlotState : int { kFree, kWriting, kLive, kDone };
+// A slot is claimed (kFree or kDone to kWriting), its path written, then published by kLive (release). The handler
+// claims each live slot before it reads the path (kLive to kCleaning), and Untrack releases a slot only from kLive,
+// so a path is never rewritten while a handler (on any thread) reads it.
+enum SlotState : int { kFree, kWriting, kLive, kDone, kCleaning };
 char g_paths[CleanupOnSignal::kMaxPaths][kMaxPathBytes];
 std::atomic<int> g_state[CleanupOnSignal::kMaxPaths];
 std::atomic<pid_t> g_child{0};
 static_assert(std::atomic<int>::is_always_lock_free && std::atomic<pid_t>::is_always_lock_free,
               "lock-free atomics: the only kind a signal handler may touch");
 
-int g_depth = 0;  // guards alive (the CLI's main thread makes them)
+int g_depth = 0;  // guards alive: made and destroyed (in reverse order, as scopes end) by one thread
 bool g_installed[std::size(kEndingSignals)] = {};
 struct sigaction g_previous[std::size(kEndingSignals)] = {};
 
@@ -37,21 +36,21 @@ extern "C" void CleanUpAndReraise(int sig) {
   const pid_t child = g_child.load(std::memory_order_acquire);
   if (child > 0) {
     ::kill(child, SIGKILL);
-    ::waitpid(child, nullptr, 0);  // it has stopped writing once reaped (ECHILD if Spawn reaped it already)
+    ::waitpid(child, nullptr, 0);  // it has stopped writing once reaped
   }
-  // The files, then the directories (rmdir removes only an empty one), twice: a directory that holds another is
-  // empty on the second pass whatever their slots' order.
+  // Pass 0 claims the live slots and unlinks the files; passes 1 and 2 rmdir the claimed paths (rmdir removes only
+  // an empty directory), so a directory holding another goes on the second, whatever their slots' order.
   for (int pass = 0; pass < 3; ++pass) {
     for (int i = 0; i < CleanupOnSignal::kMaxPaths; ++i) {
-      if (g_state[i].load(std::memory_order_acquire) != kLive) continue;
       if (pass == 0) {
-        ::unlink(g_paths[i]);
-      } else {
+        int live = kLive;
+        if (g_state[i].compare_exchange_strong(live, kCleaning, std::memory_order_acq_rel)) ::unlink(g_paths[i]);
+      } else if (g_state[i].load(std::memory_order_acquire) == kCleaning) {
         ::rmdir(g_paths[i]);
       }
     }
   }
-  ::signal(sig, SIG_DFL);
+  for (int s : kEndingSignals) ::signal(s, SIG_DFL);  // a second ending signal, pending, now just ends the process
   ::raise(sig);
 }
 
@@ -105,7 +104,9 @@ int CleanupOnSignal::Track(const char* path) {
 }
 
 void CleanupOnSignal::Untrack(int slot) {
-  if (slot >= 0 && slot < kMaxPaths) g_state[slot].store(kDone, std::memory_order_release);
+  if (slot < 0 || slot >= kMaxPaths) return;
+  int live = kLive;
+  g_state[slot].compare_exchange_strong(live, kDone, std::memory_order_acq_rel);  // a cleaning slot stays claimed
 }
 
 void CleanupOnSignal::SetChild(pid_t pid) { g_child.store(pid, std::memory_order_release); }

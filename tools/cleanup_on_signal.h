@@ -31,15 +31,18 @@ class BlockEndingSignals {
 };
 
 // For its lifetime, each ending signal whose action is the default (an ignored or handled one is left as it is)
-// runs a handler that kills the tracked child (SIGKILL) and reaps it, so that it writes nothing more, removes the
+// runs a handler that kills the tracked child (SIGKILL) and reaps it, so that it writes nothing more (a process
+// it started itself is not stopped: the child stays in gelu's process group, which Ctrl-C at a terminal reaches
+// whole, and keeps the terminal), removes the
 // tracked files (unlink), then the tracked directories once the files are gone (rmdir, which removes only an empty
 // one; nested two deep in any order), and then ends the process by the same signal (exit status 128 + the
-// signal). Guards may nest (ReplaceFile's inside plot's): the outermost installs the handler and restores the
-// previous actions.
-// Only async-signal-safe calls run in the handler, and a path is published to it whole (an atomic flag set after
-// its bytes are written), so a signal on any thread (OpenMP workers included) sees a path either whole or not at
-// all. At most kMaxPaths paths are tracked at once; past that, or for a path of 4096 bytes or more, Track returns
-// -1 and the path is not removed on a signal.
+// signal). Guards may nest (ReplaceFile's inside plot's), made and destroyed by one thread: the outermost installs
+// the handler and restores the previous actions. Only async-signal-safe calls run in the handler, and a path is
+// published to it whole (an atomic state set after its bytes are written, claimed by the handler before it reads
+// them), so a handler on any thread (the signal may go to an OpenMP worker) sees a path whole or not at all. A
+// signal that reaches another thread between a file's creation and its Track (BlockEndingSignals covers the calling
+// thread only) leaves that file. At most kMaxPaths paths are tracked at once; past that, or for a path of 4096 bytes
+// or more, Track returns -1 and the path is not removed on a signal.
 class CleanupOnSignal {
  public:
   static constexpr int kMaxPaths = 64;

@@ -11,5 +11,8 @@ int main(int argc, char** argv) {
   // after (temporary file removed, OUT untouched), instead of SIGXFSZ killing the process mid-write with the
   // temporary file left behind.
   std::signal(SIGXFSZ, SIG_IGN);
+  // `gelu plot` waits for its script: a SIGCHLD ignored by whoever started gelu would have the kernel reap the
+  // script itself, and the wait fail ("No child processes").
+  std::signal(SIGCHLD, SIG_DFL);
   return gelu::cli::RunCommandLine(std::vector<std::string>(argv, argv + argc));
 }

@@ -73,7 +73,9 @@ Failure CannotRun(const std::string& python, int err) {
 
 // Runs argv[0] (an absolute path) with argv; returns its exit status. Throws if it cannot be started. While it runs
 // it is CleanupOnSignal's child: a signal that ends gelu stops it before the temporary directory it draws into is
-// removed. Its signal mask is the caller's, not the one blocked here around posix_spawn and SetChild.
+// removed. It starts with the caller's signal mask (not the one blocked here around posix_spawn and SetChild) and
+// SIGXFSZ at its default action (main ignores it for gelu's own writes). If the wait fails, it is killed and
+// reaped before Spawn throws.
 int Spawn(const std::vector<std::string>& argv) {
   std::vector<char*> args;
   for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
@@ -83,23 +85,34 @@ int Spawn(const std::vector<std::string>& argv) {
     const BlockEndingSignals blocked;
     posix_spawnattr_t attr;
     posix_spawnattr_init(&attr);
+    sigset_t defaults;
+    sigemptyset(&defaults);
+    sigaddset(&defaults, SIGXFSZ);
+    posix_spawnattr_setsigdefault(&attr, &defaults);
     posix_spawnattr_setsigmask(&attr, &blocked.previous());
-    posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK);
+    posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
     const int err = posix_spawn(&pid, args[0], nullptr, &attr, args.data(), environ);
     posix_spawnattr_destroy(&attr);
     if (err != 0) throw CannotRun(argv[0], err);
     CleanupOnSignal::SetChild(pid);
   }
+  const auto fail = [pid](const char* call) {
+    const int e = errno;
+    CleanupOnSignal::SetChild(0);
+    ::kill(pid, SIGKILL);
+    ::waitpid(pid, nullptr, 0);
+    return Failure(fmt::format("{} failed: {}", call, std::strerror(e)));
+  };
   // Waited for without reaping (WNOWAIT), so that until SetChild(0) the pid the handler may kill is still this
   // child's, never a reused one.
   siginfo_t info{};
   while (waitid(P_PID, static_cast<id_t>(pid), &info, WEXITED | WNOWAIT) < 0) {
-    if (errno != EINTR) throw Failure(fmt::format("waitid failed: {}", std::strerror(errno)));
+    if (errno != EINTR) throw fail("waitid");
   }
   CleanupOnSignal::SetChild(0);
   int status = 0;
   while (waitpid(pid, &status, 0) < 0) {
-    if (errno != EINTR) throw Failure(fmt::format("waitpid failed: {}", std::strerror(errno)));
+    if (errno != EINTR) throw fail("waitpid");
   }
   if (WIFEXITED(status)) return WEXITSTATUS(status);
   return 128 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
@@ -119,6 +132,7 @@ struct TempDir {
   CleanupOnSignal guard;
   std::vector<int> slots;
   TempDir() {
+    slots.reserve(2 + std::size(kCsvFiles) + std::size(kFigures));
     std::string t = UniqueNameTemplate((std::filesystem::temp_directory_path() / "gelu-plot-").string());
     {
       const BlockEndingSignals blocked;

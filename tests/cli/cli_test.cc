@@ -17,6 +17,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <limits>
 #include <random>
 #include <sstream>
@@ -97,8 +98,20 @@ class Cli : public ::testing::Test {
     if (stdout_to == Stdout::kFull) posix_spawn_file_actions_addopen(&fa, 1, "/dev/full", O_WRONLY, 0);
     if (stdout_to == Stdout::kClosed) posix_spawn_file_actions_addclose(&fa, 1);
     posix_spawn_file_actions_addopen(&fa, 2, err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    // gelu starts with the signals it handles at their default actions and none blocked, whatever this test
+    // inherited (a shell starts a background job with SIGINT ignored): the signal tests rely on it.
+    posix_spawnattr_t attr;
+    posix_spawnattr_init(&attr);
+    sigset_t defaults, none;
+    sigemptyset(&defaults);
+    for (int sig : {SIGINT, SIGTERM, SIGHUP, SIGCHLD}) sigaddset(&defaults, sig);
+    sigemptyset(&none);
+    posix_spawnattr_setsigdefault(&attr, &defaults);
+    posix_spawnattr_setsigmask(&attr, &none);
+    posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK);
     pid_t pid = 0;
-    const int started = posix_spawn(&pid, argv[0], &fa, nullptr, argv.data(), envp.data());
+    const int started = posix_spawn(&pid, argv[0], &fa, &attr, argv.data(), envp.data());
+    posix_spawnattr_destroy(&attr);
     posix_spawn_file_actions_destroy(&fa);
     if (started != 0) {
       ADD_FAILURE() << "cannot start " << GELU_EXE;
@@ -837,21 +850,30 @@ TEST_F(Cli, PlotSignalledWhileDrawingLeavesNothing) {
     fs::remove_all(dir_ / "tmp");
     fs::create_directory(dir_ / "tmp");
     fs::remove(dir_ / "started");
-    const pid_t pid = Start({"plot", "-o", P("figs"), "--python", script.string()}, P("io/stdin"), Stdout::kFile,
-                            {"TMPDIR=" + P("tmp")});
+    pid_t pid = Start({"plot", "-o", P("figs"), "--python", script.string()}, P("io/stdin"), Stdout::kFile,
+                      {"TMPDIR=" + P("tmp")});
     ASSERT_GT(pid, 0);
+    pid_t child = 0;
+    // Whatever fails below, neither gelu nor the script is left running (the script only while it is the sleep).
+    const auto sleeping = [](pid_t p) { return p > 0 && Slurp("/proc/" + std::to_string(p) + "/comm") == "sleep\n"; };
+    struct Reaper {
+      std::function<void()> f;
+      ~Reaper() { f(); }
+    } reaper{[&] {
+      if (pid > 0) ::kill(pid, SIGKILL), ::waitpid(pid, nullptr, 0);
+      if (sleeping(child)) ::kill(child, SIGKILL);
+    }};
     for (int i = 0; i < 3000 && !fs::exists(dir_ / "started"); ++i) ::usleep(10000);  // up to 30 s
     ASSERT_TRUE(fs::exists(dir_ / "started")) << "the script did not start";
     ASSERT_FALSE(fs::is_empty(dir_ / "tmp"));  // the temporary directory, with the script's figure in it
-    const pid_t child = std::stoi(Slurp(dir_ / "started"));
+    child = std::stoi(Slurp(dir_ / "started"));
     ASSERT_EQ(::kill(pid, sig), 0);
     const Result r = Wait(pid);
+    pid = 0;
     EXPECT_EQ(r.rc, 128 + sig) << r.err;
     EXPECT_TRUE(fs::is_empty(dir_ / "tmp")) << "left behind: " << Listing(dir_ / "tmp")[0];
     EXPECT_FALSE(fs::exists(dir_ / "figs" / "gelu_vs_relu.png"));
-    const bool script_gone = ::kill(child, 0) != 0 && errno == ESRCH;
-    EXPECT_TRUE(script_gone) << "the script (pid " << child << ") outlived gelu";
-    if (!script_gone) ::kill(child, SIGKILL);
+    EXPECT_FALSE(sleeping(child)) << "the script (pid " << child << ") outlived gelu";
   }
 }
 
