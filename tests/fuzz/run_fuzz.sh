@@ -18,10 +18,13 @@ if ! [[ $seconds =~ ^[0-9]+$ ]] || ((seconds < 1)); then
 fi
 command -v "$cxx" >/dev/null || { echo "run_fuzz.sh: $cxx not found (apt-get install clang)" >&2; exit 2; }
 
+# gelu_npy's sources, read from the one list of them (tools/CMakeLists.txt).
+read -r -a npy_sources <<<"$(sed -n 's/^add_library(gelu_npy STATIC \(.*\))$/\1/p' "$root/tools/CMakeLists.txt")"
+((${#npy_sources[@]} > 0)) || { echo "run_fuzz.sh: no gelu_npy sources in tools/CMakeLists.txt" >&2; exit 2; }
 mkdir -p "$build"
 echo "run_fuzz.sh: building $build/npy_fuzz with $("$cxx" --version | head -1)"
 if ! "$cxx" -std=c++20 -O1 -g -fno-omit-frame-pointer -fsanitize=fuzzer,address,undefined \
-    -fno-sanitize-recover=all -I"$root" "$root/tools/npy.cc" "$root/tools/replace_file.cc" \
+    -fno-sanitize-recover=all -I"$root" "${npy_sources[@]/#/$root/tools/}" \
     "$root/tests/fuzz/npy_fuzz.cc" -o "$build/npy_fuzz"; then
   echo "run_fuzz.sh: build failed; is the libFuzzer runtime installed? (Debian 12: apt-get install libclang-rt-14-dev)" >&2
   exit 2
