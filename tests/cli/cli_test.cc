@@ -27,6 +27,7 @@
 #include "gelu/gelu.hpp"
 #include "src/common/functions.h"
 #include "src/reference/reference.h"
+#include "tools/cleanup_on_signal.h"
 #include "tools/npy.h"
 
 extern char** environ;
@@ -104,7 +105,8 @@ class Cli : public ::testing::Test {
     posix_spawnattr_init(&attr);
     sigset_t defaults, none;
     sigemptyset(&defaults);
-    for (int sig : {SIGINT, SIGTERM, SIGHUP, SIGCHLD}) sigaddset(&defaults, sig);
+    for (int sig : gelu::kEndingSignals) sigaddset(&defaults, sig);
+    sigaddset(&defaults, SIGCHLD);
     sigemptyset(&none);
     posix_spawnattr_setsigdefault(&attr, &defaults);
     posix_spawnattr_setsigmask(&attr, &none);
