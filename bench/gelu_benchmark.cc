@@ -350,8 +350,8 @@ void RegisterType() {
       for (const Dist dist : {Dist::kNormal, Dist::kUniform}) {
         for (const Op op : {Op::kForward, Op::kBackward}) {
           for (const gelu::common::Function& fn : gelu::common::kFunctions) {  // src/common/functions.h
-            if (!gelu::common::IsApproximateForm(fn.form) || fn.backward() != (op == Op::kBackward)) continue;
-            const auto form = static_cast<gelu_approximate>(fn.form);
+            if (!fn.is_form() || fn.backward() != (op == Op::kBackward)) continue;
+            const auto form = static_cast<gelu_approximate>(fn.form());
             Finish(benchmark::RegisterBenchmark(
                        Name("gelu", OpName(op), TypeName<T>(), FormName(form), DistName(dist), threads, n).c_str(),
                        [=](benchmark::State& s) { BM_Gelu<T>(s, Ours(), op, form, dist, threads, n); }),

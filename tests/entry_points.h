@@ -56,12 +56,12 @@ struct Case {
 inline std::vector<Case> AllCases() {
   std::vector<Case> cases;
   for (const common::Function& fn : common::kFunctions) {
-    if (!common::IsApproximateForm(fn.form)) continue;  // the variant formulas are reached through Op::kVariant
+    if (!fn.is_form()) continue;  // the variant formulas are reached through Op::kVariant
     for (common::Type t : {common::kF32, common::kF64, common::kBf16, common::kF16}) {
       if (!fn.Has(t)) continue;
       for (Op op : {Op::kElementwise, Op::kBias, Op::kGeglu, Op::kGegluRows}) {
         if (op != Op::kElementwise && t == common::kF64) continue;  // no float64 fused operations
-        cases.push_back({op, t, fn.backward(), fn.form});
+        cases.push_back({op, t, fn.backward(), fn.form()});
       }
     }
   }

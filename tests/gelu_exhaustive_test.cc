@@ -128,7 +128,7 @@ TEST(GeluExhaustiveTest, F32AllInputsAllFunctionsAllTargets) {
               for (size_t f = 0; f < kNumFunctions; ++f) {
                 const Function& fn = kFunctions[f];
                 float* out = y[t][f].data();
-                const auto a = static_cast<gelu_approximate>(fn.form);
+                const auto a = static_cast<gelu_approximate>(fn.form());
                 const gelu_status s = fn.backward() ? gelu_backward_f32(ones.data(), x.data(), out, kChunk, a)
                                                     : gelu_forward_f32(x.data(), out, kChunk, a);
                 EXPECT_EQ(s, GELU_OK);
@@ -150,7 +150,7 @@ TEST(GeluExhaustiveTest, F32AllInputsAllFunctionsAllTargets) {
             for (size_t f = 0; f < kNumFunctions; ++f) {
               const Function& fn = kFunctions[f];
               const bool derivative = fn.backward();
-              const double r = derivative ? ref[fn.form].derivative : ref[fn.form].value;
+              const double r = derivative ? ref[fn.form()].derivative : ref[fn.form()].value;
               const float y0 = y[0][f][i];
               const double e0 = Worst::Error(x[i], y0, r, derivative);
               worst[w][0][f].AddError(x[i], y0, r, derivative, e0);

@@ -60,13 +60,13 @@ void ExpectWithin(const gelu::reference::Worst& w, const Function& fn) {
 void CheckAgainstReference(const std::vector<float>& x) {
   std::vector<float> y(x.size()), ones(x.size(), 1.0f);
   for (const Function& fn : F32FormFunctions()) {
-    const auto a = static_cast<gelu_approximate>(fn.form);
+    const auto a = static_cast<gelu_approximate>(fn.form());
     ASSERT_EQ(fn.backward() ? gelu_backward_f32(ones.data(), x.data(), y.data(), x.size(), a)
                             : gelu_forward_f32(x.data(), y.data(), x.size(), a),
               GELU_OK);
     gelu::reference::Worst w;
     for (size_t i = 0; i < x.size(); ++i) {
-      const double r = fn.backward() ? gelu::reference::Derivative(x[i], fn.form) : gelu::reference::Forward(x[i], fn.form);
+      const double r = fn.backward() ? gelu::reference::Derivative(x[i], fn.form()) : gelu::reference::Forward(x[i], fn.form());
       w.Add(x[i], y[i], r, fn.backward());
     }
     ExpectWithin(w, fn);
@@ -257,11 +257,11 @@ TEST_P(GeluF32Test, BackwardWithRandomGradOut) {
   std::vector<float> gi(x.size());
   for (const Function& fn : F32FormFunctions()) {
     if (!fn.backward()) continue;
-    ASSERT_EQ(gelu_backward_f32(g.data(), x.data(), gi.data(), x.size(), static_cast<gelu_approximate>(fn.form)), GELU_OK);
+    ASSERT_EQ(gelu_backward_f32(g.data(), x.data(), gi.data(), x.size(), static_cast<gelu_approximate>(fn.form())), GELU_OK);
     double worst_ulp = 0, worst_abs = 0;
     float worst_x = 0, worst_g = 0;
     for (size_t i = 0; i < x.size(); ++i) {
-      const double d = gelu::reference::Derivative(x[i], fn.form);
+      const double d = gelu::reference::Derivative(x[i], fn.form());
       const double r = static_cast<double>(g[i]) * d;
       if (std::fabs(r) >= 0x1.ffffffp127) {  // rounds to infinity
         EXPECT_EQ(gi[i], static_cast<float>(r)) << fn.name << std::hexfloat << " x=" << x[i] << " g=" << g[i];
@@ -293,8 +293,8 @@ TEST_P(GeluF32Test, SharedScalarPathAgreesWithVectorKernels) {
   for (int i = 0; i < 100000; ++i) x.push_back(dist(rng));
   std::vector<float> y(x.size()), ones(x.size(), 1.0f);
   for (const Function& fn : F32FormFunctions()) {
-    const auto a = static_cast<gelu_approximate>(fn.form);
-    const Form form = fn.form;
+    const auto a = static_cast<gelu_approximate>(fn.form());
+    const Form form = fn.form();
     const bool derivative = fn.backward();
     {
       ASSERT_EQ(derivative ? gelu_backward_f32(ones.data(), x.data(), y.data(), x.size(), a)

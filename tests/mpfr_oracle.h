@@ -41,14 +41,15 @@ class MpfrGelu {
   MpfrGelu& operator=(const MpfrGelu&) = delete;
 
   // f(x) into fwd and f'(x) into der (each initialised by the caller, any precision; either may be null).
-  void Eval(double xd, common::Form form, mpfr_ptr fwd, mpfr_ptr der) {
+  void Eval(double xd, common::Form form, mpfr_ptr fwd, mpfr_ptr der) { Eval(xd, common::FormulaOf(form), fwd, der); }
+  void Eval(double xd, common::Formula form, mpfr_ptr fwd, mpfr_ptr der) {
     mpfr_set_d(x_, xd, MPFR_RNDN);
-    if (form == common::kGelu10 && xd > 10.0) {
+    if (form == common::Formula::kGelu10 && xd > 10.0) {
       if (fwd) mpfr_set_ui(fwd, 10, MPFR_RNDN);
       if (der) mpfr_set_zero(der, 1);
       return;
     }
-    if (form == common::kNone || form == common::kGelu10) {
+    if (form == common::Formula::kNone || form == common::Formula::kGelu10) {
       // w = phi(x); u = Phi(x); f = x u; f' = u + x w.
       Density();
       QTail(std::fabs(xd));  // u = Phi(-|x|)
@@ -62,15 +63,15 @@ class MpfrGelu {
       return;
     }
     // u = z = k (x + c x^3), v = zp = x z'(x) = k (x + 3 c x^3).
-    if (form == common::kTanh) {
+    if (form == common::Formula::kTanh) {
       mpfr_const_pi(t_, MPFR_RNDN);
       mpfr_ui_div(t_, 2, t_, MPFR_RNDN);
       mpfr_sqrt(k_, t_, MPFR_RNDN);
       mpfr_mul_2ui(k_, k_, 1, MPFR_RNDN);
     } else {
-      mpfr_set_str(k_, form == common::kGeluFast ? "1.5957691216" : "1.702", 10, MPFR_RNDN);
+      mpfr_set_str(k_, form == common::Formula::kGeluFast ? "1.5957691216" : "1.702", 10, MPFR_RNDN);
     }
-    mpfr_set_str(a_, form == common::kSigmoid ? "0" : "0.044715", 10, MPFR_RNDN);
+    mpfr_set_str(a_, form == common::Formula::kSigmoid ? "0" : "0.044715", 10, MPFR_RNDN);
     mpfr_sqr(t_, x_, MPFR_RNDN);
     mpfr_mul(t_, t_, a_, MPFR_RNDN);  // c x^2
     mpfr_add(u_, t_, one_, MPFR_RNDN);

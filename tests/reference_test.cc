@@ -65,8 +65,8 @@ TEST(ReferenceTest, AgreesWithMpfrOnEveryExponent) {
     double worst_rel = 0, worst_tiny = 0, worst_root = 0;
     float worst_x = 0, tiny_x = 0;
     for (float x : xs) {
-      const double r = derivative ? gelu::reference::Derivative(x, fn.form) : gelu::reference::Forward(x, fn.form);
-      oracle.Eval(x, fn.form, derivative ? nullptr : exact.get(), derivative ? exact.get() : nullptr);
+      const double r = derivative ? gelu::reference::Derivative(x, fn.form()) : gelu::reference::Forward(x, fn.form());
+      oracle.Eval(x, fn.form(), derivative ? nullptr : exact.get(), derivative ? exact.get() : nullptr);
       // |r - v| in double: v rounded to double first adds <= 2^-53 relative, or 2^-1075 absolute.
       const double v = mpfr_get_d(exact.get(), MPFR_RNDN);
       // The sign of a zero counts (src/reference/ulp.h tells +0 and -0 apart). Where MPFR itself underflows to

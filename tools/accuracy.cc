@@ -127,8 +127,8 @@ AccuracyResult ComputeAccuracy(const AccuracyOptions& o) {
   std::vector<Function> fns;
   const std::vector<Approximation> forms = ParseForms(o.approximate, /*with_all=*/true);
   for (const common::Function& row : common::kFunctions) {
-    if (!row.Has(common::kF32) || !common::IsApproximateForm(row.form)) continue;
-    const auto a = static_cast<Approximation>(static_cast<int>(row.form));
+    if (!row.Has(common::kF32) || !row.is_form()) continue;
+    const auto a = static_cast<Approximation>(static_cast<int>(row.form()));
     if (std::find(forms.begin(), forms.end(), a) != forms.end()) fns.push_back({row.backward(), a, &row});
   }
   CheckThreadCount(o.threads);

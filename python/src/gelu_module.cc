@@ -477,7 +477,7 @@ PYBIND11_MODULE(_gelu, m) {
     }
     py::dict d;
     d["name"] = f.name;
-    d["form"] = gelu::common::kFormNames[f.form];
+    d["form"] = gelu::common::kFormNames[f.form()];
     d["backward"] = f.backward();
     d["types"] = types;
     d["f32_ulp"] = f.f32_ulp;

@@ -17,14 +17,77 @@
 
 namespace gelu::common {
 
-// The formulas the kernels evaluate: the three forms, numbered as the C API's gelu_approximate (the enum at the
-// API edge), then the two named variants whose formula is none of the three (gelu.h: gelu_fast, gelu_10).
-// Unscoped with an int base: it converts to the int that the per-target kernels take.
-enum Form : int { kNone = 0, kTanh = 1, kSigmoid = 2, kGeluFast = 3, kGelu10 = 4 };
-inline constexpr int kNumForms = 3;     // kNone, kTanh, kSigmoid: the values of gelu_approximate
+// The three forms of GELU, numbered as the C API's gelu_approximate (the enum at the API edge). Unscoped with an
+// int base: it converts to the int of gelu_approximate and indexes per-form arrays (kFormNames, references).
+enum Form : int { kNone = 0, kTanh = 1, kSigmoid = 2 };
+inline constexpr int kNumForms = 3;  // kNone, kTanh, kSigmoid: the values of gelu_approximate
+inline constexpr Form kForms[kNumForms] = {kNone, kTanh, kSigmoid};
+
+// The formulas the storage kernels evaluate: each form (same number), then the two named variants whose formula is
+// none of the three (gelu.h: gelu_fast, gelu_10). Scoped, so that a variant formula never passes for a form.
+enum class Formula : int { kNone = 0, kTanh = 1, kSigmoid = 2, kGeluFast = 3, kGelu10 = 4 };
 inline constexpr int kNumFormulas = 5;  // the forms and the two variant formulas
 inline constexpr const char* kFormNames[kNumFormulas] = {"none", "tanh", "sigmoid", "gelu_fast", "gelu_10"};
-inline constexpr bool IsApproximateForm(Form f) { return f >= kNone && f < kNumForms; }
+inline constexpr Formula FormulaOf(Form f) { return static_cast<Formula>(f); }
+inline constexpr bool IsForm(Formula f) { return static_cast<int>(f) >= 0 && static_cast<int>(f) < kNumForms; }
+// The form whose formula f is; f must be a form (IsForm).
+inline constexpr Form FormOf(Formula f) { return static_cast<Form>(f); }
+inline constexpr bool IsApproximateForm(int form) { return form >= 0 && form < kNumForms; }
+
+// ---- The one mapping from a runtime form or formula to compile-time code. Every entry point, CPU and CUDA, turns
+// its validated gelu_approximate (or variant formula) into a template argument here and nowhere else:
+//   VisitForm(form, [&](auto k) { return Kernel<decltype(k)::value>(...); });
+// k is FormConstant<form> (or FormulaConstant<formula>); decltype(k)::value is the constant. The switches have one
+// case per enumerator and no default, and -Wswitch is an error for them (the pragma below, and CMake's
+// -Werror=switch for every target), so a form added to the enum without a case here does not compile. The value
+// must be valid (the entry points validate it first, src/common/validate.h).
+template <Form kValue>
+struct FormConstant {
+  static constexpr Form value = kValue;
+};
+template <Formula kValue>
+struct FormulaConstant {
+  static constexpr Formula value = kValue;
+};
+
+// Host and device (nvcc): the scalar math of src/common dispatches a runtime form in device code too. The exec
+// check is off because a host-only caller passes a host lambda (as Thrust does for its host/device templates).
+#if defined(__CUDACC__)
+#define GELU_VISIT_EXEC_CHECK_DISABLE _Pragma("nv_exec_check_disable")
+#define GELU_VISIT_HD __host__ __device__
+#else
+#define GELU_VISIT_EXEC_CHECK_DISABLE
+#define GELU_VISIT_HD
+#endif
+#if defined(__GNUC__)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic error "-Wswitch"
+#endif
+GELU_VISIT_EXEC_CHECK_DISABLE
+template <class F>
+GELU_VISIT_HD constexpr decltype(auto) VisitForm(Form form, F&& f) {
+  switch (form) {
+    case kNone: return f(FormConstant<kNone>{});
+    case kTanh: return f(FormConstant<kTanh>{});
+    case kSigmoid: return f(FormConstant<kSigmoid>{});
+  }
+  __builtin_unreachable();  // validated by the caller
+}
+GELU_VISIT_EXEC_CHECK_DISABLE
+template <class F>
+GELU_VISIT_HD constexpr decltype(auto) VisitFormula(Formula formula, F&& f) {
+  switch (formula) {
+    case Formula::kNone: return f(FormulaConstant<Formula::kNone>{});
+    case Formula::kTanh: return f(FormulaConstant<Formula::kTanh>{});
+    case Formula::kSigmoid: return f(FormulaConstant<Formula::kSigmoid>{});
+    case Formula::kGeluFast: return f(FormulaConstant<Formula::kGeluFast>{});
+    case Formula::kGelu10: return f(FormulaConstant<Formula::kGelu10>{});
+  }
+  __builtin_unreachable();  // validated by the caller
+}
+#if defined(__GNUC__)
+#pragma GCC diagnostic pop
+#endif
 
 enum Direction : int { kForward = 0, kBackward = 1 };
 
@@ -44,42 +107,44 @@ inline constexpr bool InNearRootWindow(double x, double derivative) {
 
 struct Function {
   const char* name;   // "forward none", "backward gelu_fast"
-  Form form;
+  Formula formula;
   Direction direction;
   unsigned types;     // Type bits: the storage types the C API offers it in
   double f32_ulp;     // float32 bound, ULP (see above)
   double f32_abs;     // float32 absolute bound in the near-root window (derivatives; 0 for forward)
   double f64_ulp;     // float64 bound, ULP (0: no float64 function)
   double f64_abs;
-  bool backward() const { return direction == kBackward; }
-  bool Has(Type t) const { return (types & t) != 0; }
+  constexpr bool backward() const { return direction == kBackward; }
+  constexpr bool is_form() const { return IsForm(formula); }
+  constexpr Form form() const { return FormOf(formula); }  // for a row of the three forms (is_form())
+  constexpr bool Has(Type t) const { return (types & t) != 0; }
 };
 
 inline constexpr unsigned kAllTypes = kF32 | kF64 | kBf16 | kF16;
 inline constexpr unsigned kVariantTypes = kF32 | kBf16 | kF16;  // gelu_variant_*: no float64
 
 inline constexpr Function kFunctions[] = {
-    {"forward none", kNone, kForward, kAllTypes, 1.0, 0.0, 2.0, 0.0},
-    {"forward tanh", kTanh, kForward, kAllTypes, 2.0, 0.0, 2.0, 0.0},
-    {"forward sigmoid", kSigmoid, kForward, kAllTypes, 2.0, 0.0, 2.0, 0.0},
-    {"backward none", kNone, kBackward, kAllTypes, 2.0, 0x1p-24, 2.0, 0x1p-53},
-    {"backward tanh", kTanh, kBackward, kAllTypes, 2.0, 0x1p-24, 2.0, 0x1p-53},
-    {"backward sigmoid", kSigmoid, kBackward, kAllTypes, 2.0, 0x1p-24, 2.0, 0x1p-53},
+    {"forward none", Formula::kNone, kForward, kAllTypes, 1.0, 0.0, 2.0, 0.0},
+    {"forward tanh", Formula::kTanh, kForward, kAllTypes, 2.0, 0.0, 2.0, 0.0},
+    {"forward sigmoid", Formula::kSigmoid, kForward, kAllTypes, 2.0, 0.0, 2.0, 0.0},
+    {"backward none", Formula::kNone, kBackward, kAllTypes, 2.0, 0x1p-24, 2.0, 0x1p-53},
+    {"backward tanh", Formula::kTanh, kBackward, kAllTypes, 2.0, 0x1p-24, 2.0, 0x1p-53},
+    {"backward sigmoid", Formula::kSigmoid, kBackward, kAllTypes, 2.0, 0x1p-24, 2.0, 0x1p-53},
     // gelu_fast: as the tanh form (gelu.h); gelu_10: as the exact form below the clip.
-    {"forward gelu_fast", kGeluFast, kForward, kVariantTypes, 2.0, 0.0, 0.0, 0.0},
-    {"forward gelu_10", kGelu10, kForward, kVariantTypes, 1.0, 0.0, 0.0, 0.0},
-    {"backward gelu_fast", kGeluFast, kBackward, kVariantTypes, 2.0, 0x1p-24, 0.0, 0.0},
-    {"backward gelu_10", kGelu10, kBackward, kVariantTypes, 2.0, 0x1p-24, 0.0, 0.0},
+    {"forward gelu_fast", Formula::kGeluFast, kForward, kVariantTypes, 2.0, 0.0, 0.0, 0.0},
+    {"forward gelu_10", Formula::kGelu10, kForward, kVariantTypes, 1.0, 0.0, 0.0, 0.0},
+    {"backward gelu_fast", Formula::kGeluFast, kBackward, kVariantTypes, 2.0, 0x1p-24, 0.0, 0.0},
+    {"backward gelu_10", Formula::kGelu10, kBackward, kVariantTypes, 2.0, 0x1p-24, 0.0, 0.0},
 };
 inline constexpr int kNumFunctions = sizeof(kFunctions) / sizeof(kFunctions[0]);
 
 // Whether f is one of the three forms' functions (what gelu_forward_* / gelu_backward_* compute) in type t.
-inline constexpr bool IsFormFunctionIn(const Function& f, Type t) { return IsApproximateForm(f.form) && f.Has(t); }
+inline constexpr bool IsFormFunctionIn(const Function& f, Type t) { return f.is_form() && f.Has(t); }
 
 // The function of (form, direction), or nullptr.
-inline constexpr const Function* FindFunction(Form form, Direction direction) {
+inline constexpr const Function* FindFunction(Formula formula, Direction direction) {
   for (const Function& f : kFunctions) {
-    if (f.form == form && f.direction == direction) return &f;
+    if (f.formula == formula && f.direction == direction) return &f;
   }
   return nullptr;
 }

@@ -196,13 +196,12 @@ GELU_HD float BackwardF32Form(float grad_out, float x) {
   const auto tail = TailF32<kForm, true>(o, x, grad_out);
   return tail.valid ? tail.value : BackwardF32InDouble(grad_out, x, kForm);
 }
-// form: 0 none, 1 tanh, 2 sigmoid (gelu_approximate).
+// form: a gelu_approximate value (common::Form).
 GELU_HD float ForwardF32(float x, int form) {
-  return form == 0 ? ForwardF32Form<0>(x) : form == 1 ? ForwardF32Form<1>(x) : ForwardF32Form<2>(x);
+  return VisitForm(static_cast<Form>(form), [&](auto k) { return ForwardF32Form<decltype(k)::value>(x); });
 }
 GELU_HD float BackwardF32(float grad_out, float x, int form) {
-  return form == 0 ? BackwardF32Form<0>(grad_out, x)
-                   : form == 1 ? BackwardF32Form<1>(grad_out, x) : BackwardF32Form<2>(grad_out, x);
+  return VisitForm(static_cast<Form>(form), [&](auto k) { return BackwardF32Form<decltype(k)::value>(grad_out, x); });
 }
 
 }  // namespace gelu::common

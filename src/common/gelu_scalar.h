@@ -33,6 +33,7 @@
 #include <cstring>
 
 #include "src/common/coefficients.h"
+#include "src/common/functions.h"  // Form, VisitForm
 
 #if defined(__CUDACC__)
 #define GELU_HD __host__ __device__ __forceinline__
@@ -134,16 +135,13 @@ struct ScalarDoubleOps : ScalarLaneOps<double> {
 // here for one lane and per Highway target in src/cpu/gelu-inl.h.
 #include "src/common/gelu_in_double-inl.h"
 
-// form: 0 none, 1 tanh, 2 sigmoid (gelu_approximate).
+// form: a gelu_approximate value (common::Form).
 GELU_HD double GeluF32InDouble(float xf, int form, bool derivative) {
   const ScalarDoubleOps o;
   const double x = xf;
-  if (derivative) {
-    return form == 0 ? GeluInDouble<0, true>(o, x) : form == 1 ? GeluInDouble<1, true>(o, x)
-                                                                : GeluInDouble<2, true>(o, x);
-  }
-  return form == 0 ? GeluInDouble<0, false>(o, x) : form == 1 ? GeluInDouble<1, false>(o, x)
-                                                               : GeluInDouble<2, false>(o, x);
+  return VisitForm(static_cast<Form>(form), [&](auto k) {
+    return derivative ? GeluInDouble<decltype(k)::value, true>(o, x) : GeluInDouble<decltype(k)::value, false>(o, x);
+  });
 }
 
 // float32 through double, rounded once: the float32 tails of gelu_f32_math.h, and every lane of the double-lane

@@ -19,64 +19,45 @@ HWY_BEFORE_NAMESPACE();
 namespace gelu {
 namespace HWY_NAMESPACE {
 
-template <class Io, int kForm>
-void ElementwiseForm(bool backward, const void* g, const void* x, void* y, size_t n) {
+template <class Io, common::Formula kFormula>
+void ElementwiseFormula(bool backward, const void* g, const void* x, void* y, size_t n) {
   using T = typename Io::T;
   if (backward) {
-    ElementwiseLoop<Io, kForm, true>(static_cast<const T*>(g), static_cast<const T*>(x), static_cast<T*>(y), n);
+    ElementwiseLoop<Io, kFormula, true>(static_cast<const T*>(g), static_cast<const T*>(x), static_cast<T*>(y), n);
   } else {
-    ElementwiseLoop<Io, kForm, false>(nullptr, static_cast<const T*>(x), static_cast<T*>(y), n);
+    ElementwiseLoop<Io, kFormula, false>(nullptr, static_cast<const T*>(x), static_cast<T*>(y), n);
   }
 }
 
-template <class Io>
-void ElementwiseIo(int form, bool backward, const void* g, const void* x, void* y, size_t n) {
-  switch (form) {
-    case common::kNone: return ElementwiseForm<Io, common::kNone>(backward, g, x, y, n);
-    case common::kTanh: return ElementwiseForm<Io, common::kTanh>(backward, g, x, y, n);
-    case common::kSigmoid: return ElementwiseForm<Io, common::kSigmoid>(backward, g, x, y, n);
-    case common::kGeluFast: return ElementwiseForm<Io, common::kGeluFast>(backward, g, x, y, n);
-    default: return ElementwiseForm<Io, common::kGelu10>(backward, g, x, y, n);
-  }
-}
-
-void ElementwiseKernel(int io, int form, bool backward, const void* g, const void* x, void* y, size_t n) {
-  switch (io) {
-    case cpu::kIoF32: return ElementwiseIo<IoF32>(form, backward, g, x, y, n);
-    case cpu::kIoBf16: return ElementwiseIo<IoBf16>(form, backward, g, x, y, n);
-    default: return ElementwiseIo<IoF16>(form, backward, g, x, y, n);
-  }
+void ElementwiseKernel(int io, int formula, bool backward, const void* g, const void* x, void* y, size_t n) {
+  VisitIo(io, [&](auto io_tag) HWY_ATTR {
+    common::VisitFormula(static_cast<common::Formula>(formula), [&](auto k) HWY_ATTR {
+      ElementwiseFormula<decltype(io_tag), decltype(k)::value>(backward, g, x, y, n);
+    });
+  });
 }
 
 // ---- Lookup tables (see cpu::HalfTable below): the kernels above, evaluated once for all 65,536 inputs.
 
 // out[h] = f(h) or f'(h) in double for every encoding h of a half type, exactly as the loops compute them before
 // any multiplication and the final rounding (FormForOutput, with the half-precision corrections).
-template <class Io, int kForm, bool kDerivative>
+template <class Io, common::Formula kFormula, bool kDerivative>
 void ValueTableIo(double* out) {
   const hn::ScalableTag<double> dd;
   const size_t N = hn::Lanes(dd);
   HWY_ALIGN uint16_t bits[hn::MaxLanes(dd)];
   for (uint32_t i = 0; i < 65536; i += static_cast<uint32_t>(N)) {  // N divides 65,536
     for (size_t j = 0; j < N; ++j) bits[j] = static_cast<uint16_t>(i + j);
-    hn::StoreU(FormForOutput<kForm, kDerivative, true>(dd, LoadD<Io>(dd, bits)), dd, out + i);
+    hn::StoreU(FormForOutput<kFormula, kDerivative, true>(dd, LoadD<Io>(dd, bits)), dd, out + i);
   }
 }
-template <class Io, bool kDerivative>
-void ValueTableForm(int form, double* out) {
-  switch (form) {
-    case common::kNone: return ValueTableIo<Io, common::kNone, kDerivative>(out);
-    case common::kTanh: return ValueTableIo<Io, common::kTanh, kDerivative>(out);
-    case common::kSigmoid: return ValueTableIo<Io, common::kSigmoid, kDerivative>(out);
-    case common::kGeluFast: return ValueTableIo<Io, common::kGeluFast, kDerivative>(out);
-    default: return ValueTableIo<Io, common::kGelu10, kDerivative>(out);
-  }
-}
-void ValueTableKernel(int io, int form, bool derivative, double* out) {
-  if (io == cpu::kIoBf16) {
-    return derivative ? ValueTableForm<IoBf16, true>(form, out) : ValueTableForm<IoBf16, false>(form, out);
-  }
-  return derivative ? ValueTableForm<IoF16, true>(form, out) : ValueTableForm<IoF16, false>(form, out);
+void ValueTableKernel(int io, int formula, bool derivative, double* out) {
+  VisitHalfIo(io, [&](auto io_tag) HWY_ATTR {
+    common::VisitFormula(static_cast<common::Formula>(formula), [&](auto k) HWY_ATTR {
+      using Io = decltype(io_tag);
+      return derivative ? ValueTableIo<Io, decltype(k)::value, true>(out) : ValueTableIo<Io, decltype(k)::value, false>(out);
+    });
+  });
 }
 
 // y = g * table[x], the product in double rounded once: the same operations as ElementwiseLoop's backward, with
@@ -99,8 +80,7 @@ HWY_NOINLINE void LookupBackwardIo(const double* table, const uint16_t* g, const
   });
 }
 void LookupBackwardKernel(int io, const double* table, const uint16_t* g, const uint16_t* x, uint16_t* y, size_t n) {
-  if (io == cpu::kIoBf16) return LookupBackwardIo<IoBf16>(table, g, x, y, n);
-  return LookupBackwardIo<IoF16>(table, g, x, y, n);
+  VisitHalfIo(io, [&](auto io_tag) HWY_ATTR { LookupBackwardIo<decltype(io_tag)>(table, g, x, y, n); });
 }
 
 }  // namespace HWY_NAMESPACE
@@ -123,8 +103,8 @@ HWY_EXPORT(LookupBackwardKernel);
 
 namespace cpu {
 
-void Elementwise(Io io, common::Form form, bool backward, const void* g, const void* x, void* y, size_t n) {
-  HWY_DYNAMIC_DISPATCH(ElementwiseKernel)(io, form, backward, g, x, y, n);
+void Elementwise(Io io, common::Formula formula, bool backward, const void* g, const void* x, void* y, size_t n) {
+  HWY_DYNAMIC_DISPATCH(ElementwiseKernel)(io, static_cast<int>(formula), backward, g, x, y, n);
 }
 
 namespace {
@@ -151,22 +131,23 @@ int CurrentTargetIndex() {
 
 }  // namespace
 
-const void* HalfTable(Io io, common::Form form, HalfTableKind which) {
-  std::atomic<const void*>& slot = g_tables[CurrentTargetIndex()][io == kIoBf16 ? 0 : 1][form][which];
+const void* HalfTable(Io io, common::Formula formula, HalfTableKind which) {
+  std::atomic<const void*>& slot =
+      g_tables[CurrentTargetIndex()][io == kIoBf16 ? 0 : 1][static_cast<int>(formula)][which];
   if (const void* t = slot.load(std::memory_order_acquire)) return t;
   const std::lock_guard<std::mutex> lock(g_tables_mutex);
   if (const void* t = slot.load(std::memory_order_relaxed)) return t;
   const void* table = nullptr;
   if (which != kTableRounded) {
     auto* d = new (std::nothrow) double[65536];
-    if (d != nullptr) HWY_DYNAMIC_DISPATCH(ValueTableKernel)(io, form, which == kTableDerivative, d);
+    if (d != nullptr) HWY_DYNAMIC_DISPATCH(ValueTableKernel)(io, static_cast<int>(formula), which == kTableDerivative, d);
     table = d;
   } else {
     const std::unique_ptr<uint16_t[]> inputs(new (std::nothrow) uint16_t[65536]);
     auto* f = inputs ? new (std::nothrow) uint16_t[65536] : nullptr;
     if (f != nullptr) {
       for (uint32_t i = 0; i < 65536; ++i) inputs[i] = static_cast<uint16_t>(i);
-      Elementwise(io, form, false, nullptr, inputs.get(), f, 65536);
+      Elementwise(io, formula, false, nullptr, inputs.get(), f, 65536);
     }
     table = f;
   }
@@ -182,7 +163,7 @@ void LookupForward(const uint16_t* table, const uint16_t* x, uint16_t* y, size_t
 
 }  // namespace
 
-gelu_status RunElementwise(Io io, common::Form form, bool backward, const void* g, const void* x, void* y,
+gelu_status RunElementwise(Io io, common::Formula formula, bool backward, const void* g, const void* x, void* y,
                            size_t n) {
   const size_t size = ElementSize(io);
   const auto v = validate::Elementwise(size, 1, backward, g, x, y, n);
@@ -191,7 +172,7 @@ gelu_status RunElementwise(Io io, common::Form form, bool backward, const void* 
     const auto* gh = static_cast<const uint16_t*>(g);
     const auto* xh = static_cast<const uint16_t*>(x);
     auto* yh = static_cast<uint16_t*>(y);
-    if (const void* table = HalfTable(io, form, backward ? kTableDerivative : kTableRounded)) {
+    if (const void* table = HalfTable(io, formula, backward ? kTableDerivative : kTableRounded)) {
       if (backward) {
         const auto* t = static_cast<const double*>(table);
         gelu::parallel::ParallelFor(n, [&](size_t begin, size_t end) {
@@ -210,7 +191,7 @@ gelu_status RunElementwise(Io io, common::Form form, bool backward, const void* 
   const auto* xb = static_cast<const unsigned char*>(x);
   auto* yb = static_cast<unsigned char*>(y);
   gelu::parallel::ParallelFor(n, [&](size_t begin, size_t end) {
-    Elementwise(io, form, backward, backward ? gb + begin * size : nullptr, xb + begin * size, yb + begin * size,
+    Elementwise(io, formula, backward, backward ? gb + begin * size : nullptr, xb + begin * size, yb + begin * size,
                 end - begin);
   });
   return GELU_OK;
@@ -223,7 +204,8 @@ namespace {
 gelu_status Half(gelu::cpu::Io io, bool backward, const uint16_t* g, const uint16_t* x, uint16_t* y, size_t n,
                  gelu_approximate a) {
   if (!gelu::validate::ValidForm(a)) return GELU_INVALID_ARGUMENT;
-  return gelu::cpu::RunElementwise(io, static_cast<gelu::common::Form>(a), backward, g, x, y, n);
+  return gelu::cpu::RunElementwise(io, gelu::common::FormulaOf(static_cast<gelu::common::Form>(a)), backward, g, x,
+                                   y, n);
 }
 }  // namespace
 

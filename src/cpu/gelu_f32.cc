@@ -15,19 +15,13 @@ namespace gelu {
 namespace HWY_NAMESPACE {
 
 void ForwardF32Kernel(const float* x, float* y, size_t n, int form) {
-  switch (form) {
-    case cpu::kNone: return GeluF32Loop<0, false>(nullptr, x, y, n);
-    case cpu::kTanh: return GeluF32Loop<1, false>(nullptr, x, y, n);
-    default: return GeluF32Loop<2, false>(nullptr, x, y, n);
-  }
+  common::VisitForm(static_cast<common::Form>(form),
+                    [&](auto k) HWY_ATTR { GeluF32Loop<decltype(k)::value, false>(nullptr, x, y, n); });
 }
 
 void BackwardF32Kernel(const float* g, const float* x, float* y, size_t n, int form) {
-  switch (form) {
-    case cpu::kNone: return GeluF32Loop<0, true>(g, x, y, n);
-    case cpu::kTanh: return GeluF32Loop<1, true>(g, x, y, n);
-    default: return GeluF32Loop<2, true>(g, x, y, n);
-  }
+  common::VisitForm(static_cast<common::Form>(form),
+                    [&](auto k) HWY_ATTR { GeluF32Loop<decltype(k)::value, true>(g, x, y, n); });
 }
 
 }  // namespace HWY_NAMESPACE

@@ -58,19 +58,13 @@ void BackwardF64Loop(const double* g, const double* x, double* gi, size_t n) {
 }  // namespace
 
 void ForwardF64Kernel(const double* x, double* y, size_t n, int form) {
-  switch (form) {
-    case common::kNone: return ForwardF64Loop<common::kNone>(x, y, n);
-    case common::kTanh: return ForwardF64Loop<common::kTanh>(x, y, n);
-    default: return ForwardF64Loop<common::kSigmoid>(x, y, n);
-  }
+  common::VisitForm(static_cast<common::Form>(form),
+                    [&](auto k) HWY_ATTR { ForwardF64Loop<decltype(k)::value>(x, y, n); });
 }
 
 void BackwardF64Kernel(const double* grad_out, const double* x, double* grad_in, size_t n, int form) {
-  switch (form) {
-    case common::kNone: return BackwardF64Loop<common::kNone>(grad_out, x, grad_in, n);
-    case common::kTanh: return BackwardF64Loop<common::kTanh>(grad_out, x, grad_in, n);
-    default: return BackwardF64Loop<common::kSigmoid>(grad_out, x, grad_in, n);
-  }
+  common::VisitForm(static_cast<common::Form>(form),
+                    [&](auto k) HWY_ATTR { BackwardF64Loop<decltype(k)::value>(grad_out, x, grad_in, n); });
 }
 
 }  // namespace HWY_NAMESPACE
@@ -83,7 +77,7 @@ HWY_EXPORT(ForwardF64Kernel);
 HWY_EXPORT(BackwardF64Kernel);
 
 namespace cpu {
-// The form was validated by the caller (src/cpu/dispatch.cc); kSigmoid is the default branch.
+// The form was validated by the caller (src/cpu/dispatch.cc).
 void ForwardF64(const double* x, double* y, size_t n, Form form) {
   HWY_DYNAMIC_DISPATCH(ForwardF64Kernel)(x, y, n, static_cast<int>(form));
 }

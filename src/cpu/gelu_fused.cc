@@ -20,21 +20,12 @@ HWY_BEFORE_NAMESPACE();
 namespace gelu {
 namespace HWY_NAMESPACE {
 
-// Calls f(Io{}, std::integral_constant<int, form>{}) for the storage type `io` and a form 0..2.
+// Calls f(Io{}, k) for the storage type `io` and the form `form` (k: common::FormConstant, src/common/functions.h).
 template <class F>
 HWY_INLINE void WithIoForm(int io, int form, const F& f) {
-  auto forms = [&](auto io_tag) HWY_ATTR {
-    switch (form) {
-      case common::kNone: return f(io_tag, std::integral_constant<int, common::kNone>{});
-      case common::kTanh: return f(io_tag, std::integral_constant<int, common::kTanh>{});
-      default: return f(io_tag, std::integral_constant<int, common::kSigmoid>{});
-    }
-  };
-  switch (io) {
-    case cpu::kIoF32: return forms(IoF32{});
-    case cpu::kIoBf16: return forms(IoBf16{});
-    default: return forms(IoF16{});
-  }
+  VisitIo(io, [&](auto io_tag) HWY_ATTR {
+    common::VisitForm(static_cast<common::Form>(form), [&](auto k) HWY_ATTR { f(io_tag, k); });
+  });
 }
 
 void BiasForwardKernel(int io, int form, const void* x, const void* bias, void* y, size_t cols, size_t begin,
@@ -42,7 +33,7 @@ void BiasForwardKernel(int io, int form, const void* x, const void* bias, void* 
   WithIoForm(io, form, [&](auto io_tag, auto k) HWY_ATTR {
     using Io = decltype(io_tag);
     using T = typename Io::T;
-    BiasForwardLoop<Io, decltype(k)::value>(static_cast<const T*>(x), static_cast<const T*>(bias),
+    BiasForwardLoop<Io, common::FormulaOf(decltype(k)::value)>(static_cast<const T*>(x), static_cast<const T*>(bias),
                                             static_cast<T*>(y), cols, begin, end);
   });
 }
@@ -52,7 +43,7 @@ void BiasBackwardTileKernel(int io, int form, const void* g, const void* x, cons
   WithIoForm(io, form, [&](auto io_tag, auto k) HWY_ATTR {
     using Io = decltype(io_tag);
     using T = typename Io::T;
-    BiasBackwardTile<Io, decltype(k)::value>(static_cast<const T*>(g), static_cast<const T*>(x),
+    BiasBackwardTile<Io, common::FormulaOf(decltype(k)::value)>(static_cast<const T*>(g), static_cast<const T*>(x),
                                              static_cast<const T*>(bias), static_cast<T*>(gx), cols, r0, r1, c0, c1,
                                              sums);
   });
@@ -63,7 +54,7 @@ void GegluForwardKernel(int io, int form, const void* a, size_t lda, const void*
   WithIoForm(io, form, [&](auto io_tag, auto k) HWY_ATTR {
     using Io = decltype(io_tag);
     using T = typename Io::T;
-    GegluForwardLoop<Io, decltype(k)::value>(static_cast<const T*>(a), lda, static_cast<const T*>(b), ldb,
+    GegluForwardLoop<Io, common::FormulaOf(decltype(k)::value)>(static_cast<const T*>(a), lda, static_cast<const T*>(b), ldb,
                                              static_cast<T*>(y), ldy, cols, begin, end, ftab);
   });
 }
@@ -74,7 +65,7 @@ void GegluBackwardKernel(int io, int form, const void* g, size_t ldg, const void
   WithIoForm(io, form, [&](auto io_tag, auto k) HWY_ATTR {
     using Io = decltype(io_tag);
     using T = typename Io::T;
-    GegluBackwardLoop<Io, decltype(k)::value>(static_cast<const T*>(g), ldg, static_cast<const T*>(a), lda,
+    GegluBackwardLoop<Io, common::FormulaOf(decltype(k)::value)>(static_cast<const T*>(g), ldg, static_cast<const T*>(a), lda,
                                               static_cast<const T*>(b), ldb, static_cast<T*>(ga), ldga,
                                               static_cast<T*>(gb), ldgb, cols, begin, end, ftab, dtab);
   });
@@ -129,19 +120,19 @@ void StoreRounded(Io io, void* p, size_t i, double v) {
   switch (io) {
     case gelu::cpu::kIoF32: static_cast<float*>(p)[i] = static_cast<float>(v); return;
     case gelu::cpu::kIoBf16: static_cast<uint16_t*>(p)[i] = gelu::common::DoubleToBf16(v); return;
-    default: static_cast<uint16_t*>(p)[i] = gelu::common::DoubleToF16(v); return;
+    case gelu::cpu::kIoF16: static_cast<uint16_t*>(p)[i] = gelu::common::DoubleToF16(v); return;
   }
 }
 
 // f and f' in double per half encoding (null for float32, or if no memory: the kernels then compute them).
 const double* ForwardTable(Io io, gelu::common::Form form) {
   return io == gelu::cpu::kIoF32 ? nullptr
-                                 : static_cast<const double*>(gelu::cpu::HalfTable(io, form, gelu::cpu::kTableForward));
+                                 : static_cast<const double*>(gelu::cpu::HalfTable(io, gelu::common::FormulaOf(form), gelu::cpu::kTableForward));
 }
 const double* DerivativeTable(Io io, gelu::common::Form form) {
   return io == gelu::cpu::kIoF32
              ? nullptr
-             : static_cast<const double*>(gelu::cpu::HalfTable(io, form, gelu::cpu::kTableDerivative));
+             : static_cast<const double*>(gelu::cpu::HalfTable(io, gelu::common::FormulaOf(form), gelu::cpu::kTableDerivative));
 }
 
 const unsigned char* Bytes(const void* p) { return static_cast<const unsigned char*>(p); }

@@ -35,11 +35,11 @@ inline constexpr double kGelu10Max = 10.0;
 enum Io : int { kIoF32 = 0, kIoBf16 = 1, kIoF16 = 2 };
 inline constexpr size_t ElementSize(Io io) { return io == kIoF32 ? 4 : 2; }
 
-// ---- Kernels (one thread, dispatched). `form` is a common::Form (src/common/functions.h): Elementwise and
-// HalfTable take any of them, the three forms and the two variant formulas gelu_fast and gelu_10 (constants above);
-// the fused kernels (bias + GELU, GEGLU) take the three forms only. Pointers are to elements of the storage type.
+// ---- Kernels (one thread, dispatched). Elementwise and HalfTable take a common::Formula (src/common/functions.h):
+// the three forms and the two variant formulas gelu_fast and gelu_10 (constants above); the fused kernels (bias +
+// GELU, GEGLU) take a common::Form, the three forms only. Pointers are to elements of the storage type.
 // y = f(x) (backward false) or y = g * f'(x); in place allowed.
-void Elementwise(Io io, common::Form form, bool backward, const void* g, const void* x, void* y, size_t n);
+void Elementwise(Io io, common::Formula formula, bool backward, const void* g, const void* x, void* y, size_t n);
 // y[r][c] = f(fl32(x[r][c] + bias[c])) over the flat index range [begin, end) of a rows x cols matrix.
 void BiasForward(Io io, common::Form form, const void* x, const void* bias, void* y, size_t cols, size_t begin,
                  size_t end);
@@ -61,11 +61,11 @@ void GegluBackward(Io io, common::Form form, const void* g, size_t ldg, const vo
 // target chosen now; built on first use. Null if memory could not be had (then run the kernels).
 enum HalfTableKind : int { kTableRounded = 0, kTableForward = 1, kTableDerivative = 2 };
 inline constexpr int kNumHalfTables = 3;
-const void* HalfTable(Io io, common::Form form, HalfTableKind which);
+const void* HalfTable(Io io, common::Formula formula, HalfTableKind which);
 
 // ---- Validated, threaded drivers (C API semantics: GELU_INVALID_ARGUMENT writes nothing).
 // Elementwise over n elements, checked by validate::Elementwise (src/common/validate.h); `form` is trusted.
-gelu_status RunElementwise(Io io, common::Form form, bool backward, const void* g, const void* x, void* y, size_t n);
+gelu_status RunElementwise(Io io, common::Formula formula, bool backward, const void* g, const void* x, void* y, size_t n);
 
 }  // namespace gelu::cpu
 

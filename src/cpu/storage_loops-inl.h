@@ -38,20 +38,20 @@ namespace gelu {
 namespace HWY_NAMESPACE {
 namespace hn = hwy::HWY_NAMESPACE;
 
-// f or f' of form kForm in double lanes holding float32 values. kForm is any common::Form
-// (src/common/functions.h): the three forms go to GeluInDouble, the two variant formulas are evaluated here.
-template <int kForm, bool kDerivative, class D, class V = hn::Vec<D>>
+// f or f' of kFormula in double lanes holding float32 values (src/common/functions.h): the three forms go to
+// GeluInDouble, the two variant formulas are defined here.
+template <common::Formula kFormula, bool kDerivative, class D, class V = hn::Vec<D>>
 HWY_INLINE V FormInDouble(D d, V x) {
-  if constexpr (common::IsApproximateForm(static_cast<common::Form>(kForm))) {
-    return GeluInDouble<kForm, kDerivative>(HwyOps<D>{d}, x);
-  } else if constexpr (kForm == common::kGeluFast) {
+  if constexpr (common::IsForm(kFormula)) {
+    return GeluInDouble<common::FormOf(kFormula), kDerivative>(HwyOps<D>{d}, x);
+  } else if constexpr (kFormula == common::Formula::kGeluFast) {
     // As GeluInDouble's tanh branch, with gelu_fast's constant.
     const V x2 = hn::Mul(x, x);  // exact for float32 x
     const V z = hn::Mul(x, hn::MulAdd(hn::Set(d, cpu::kGeluFastZ3), x2, hn::Set(d, cpu::kGeluFastZ1)));
     const V dz = hn::MulAdd(hn::Set(d, 3.0 * cpu::kGeluFastZ3), x2, hn::Set(d, cpu::kGeluFastZ1));
     return SigmoidForm<kDerivative>(HwyOps<D>{d}, x, z, dz);
   } else {
-    static_assert(kForm == common::kGelu10);
+    static_assert(kFormula == common::Formula::kGelu10);
     const V v = GeluInDouble<common::kNone, kDerivative>(HwyOps<D>{d}, x);
     const auto clipped = hn::Gt(x, hn::Set(d, cpu::kGelu10Max));  // false for NaN: NaN stays NaN
     if constexpr (!kDerivative) return hn::IfThenElse(clipped, hn::Set(d, cpu::kGelu10Max), v);
@@ -69,10 +69,10 @@ HWY_INLINE V TinyForwardNudge(D d, V x, V y) {
                         y);
 }
 
-// f (kDerivative false) or f' of form kForm, with the half-precision fix above when kHalf.
-template <int kForm, bool kDerivative, bool kHalf, class D, class V = hn::Vec<D>>
+// f (kDerivative false) or f' of kFormula, with the half-precision fix above when kHalf.
+template <common::Formula kFormula, bool kDerivative, bool kHalf, class D, class V = hn::Vec<D>>
 HWY_INLINE V FormForOutput(D d, V x) {
-  const V v = FormInDouble<kForm, kDerivative>(d, x);
+  const V v = FormInDouble<kFormula, kDerivative>(d, x);
   if constexpr (!kHalf) return v;
   if constexpr (kDerivative) return v;
   return TinyForwardNudge(d, x, v);
@@ -199,6 +199,23 @@ struct IoF16 {
   }
 };
 
+// The one mapping from a runtime storage type (cpu::Io) to its Io type: f(IoF32{}), f(IoBf16{}) or f(IoF16{}).
+// No default: -Werror=switch refuses a storage type without its case.
+template <class F>
+HWY_INLINE void VisitIo(int io, const F& f) {
+  switch (static_cast<cpu::Io>(io)) {
+    case cpu::kIoF32: return f(IoF32{});
+    case cpu::kIoBf16: return f(IoBf16{});
+    case cpu::kIoF16: return f(IoF16{});
+  }
+}
+// The half types only (their lookup tables): io is kIoBf16 or kIoF16.
+template <class F>
+HWY_INLINE void VisitHalfIo(int io, const F& f) {
+  if (io == cpu::kIoBf16) return f(IoBf16{});
+  return f(IoF16{});
+}
+
 // Loads Lanes(dd) elements as double lanes (exact).
 template <class Io, class DD>
 HWY_INLINE hn::Vec<DD> LoadD(DD dd, const typename Io::T* p) {
@@ -235,13 +252,13 @@ HWY_INLINE const T* Stage(const T* src, size_t count, T (&buf)[kMax]) {
 
 // ---------------------------------------------------------------------------------------------------------
 // Elementwise: y = f(x) (kBackward false) or y = g * f'(x), in place allowed.
-template <class Io, int kForm, bool kBackward>
+template <class Io, common::Formula kFormula, bool kBackward>
 HWY_NOINLINE void ElementwiseLoop(const typename Io::T* g, const typename Io::T* x, typename Io::T* y, size_t n) {
   using T = typename Io::T;
   const hn::ScalableTag<double> dd;
   constexpr size_t kMax = hn::MaxLanes(dd);
   auto one = [&](const T* gp, const T* xp, T* yp) HWY_ATTR {
-    auto v = FormForOutput<kForm, kBackward, Io::kHalf>(dd, LoadD<Io>(dd, xp));
+    auto v = FormForOutput<kFormula, kBackward, Io::kHalf>(dd, LoadD<Io>(dd, xp));
     if constexpr (kBackward) v = hn::Mul(LoadD<Io>(dd, gp), v);
     Io::Store(dd, v, yp);
   };
@@ -275,14 +292,14 @@ HWY_INLINE hn::Vec<DD> BiasSum(DD dd, const typename Io::T* xp, const typename I
 }
 
 // Bias + GELU forward: y[r][c] = f(fl32(x[r][c] + bias[c])) over the flat range [begin, end).
-template <class Io, int kForm>
+template <class Io, common::Formula kFormula>
 HWY_NOINLINE void BiasForwardLoop(const typename Io::T* x, const typename Io::T* bias, typename Io::T* y,
                                   size_t cols, size_t begin, size_t end) {
   using T = typename Io::T;
   const hn::ScalableTag<double> dd;
   constexpr size_t kMax = hn::MaxLanes(dd);
   auto one = [&](const T* xp, const T* bp, T* yp) HWY_ATTR {
-    Io::Store(dd, FormForOutput<kForm, false, Io::kHalf>(dd, BiasSum<Io>(dd, xp, bp)), yp);
+    Io::Store(dd, FormForOutput<kFormula, false, Io::kHalf>(dd, BiasSum<Io>(dd, xp, bp)), yp);
   };
   ForEachRowSegment(cols, begin, end, [&](size_t r, size_t c, size_t len) HWY_ATTR {
     const T* xr = x + r * cols + c;
@@ -300,7 +317,7 @@ HWY_NOINLINE void BiasForwardLoop(const typename Io::T* x, const typename Io::T*
 // Bias + GELU backward over rows [r0, r1) and columns [c0, c1): grad_x[r][c] = g[r][c] * f'(h[r][c]), and
 // sums[c - c0] = sum over r = r0, r0+1, ..., r1-1 (in that order, in double) of the unrounded products.
 // `sums` is overwritten (starts from +0). The fixed order makes the caller's total independent of threads.
-template <class Io, int kForm>
+template <class Io, common::Formula kFormula>
 HWY_NOINLINE void BiasBackwardTile(const typename Io::T* g, const typename Io::T* x, const typename Io::T* bias,
                                    typename Io::T* gx, size_t cols, size_t r0, size_t r1, size_t c0, size_t c1,
                                    double* sums) {
@@ -310,7 +327,7 @@ HWY_NOINLINE void BiasBackwardTile(const typename Io::T* g, const typename Io::T
   for (size_t c = c0; c < c1; ++c) sums[c - c0] = 0.0;
   auto one = [&](const T* gp, const T* xp, const T* bp, T* yp, double* sp) HWY_ATTR {
     const auto h = BiasSum<Io>(dd, xp, bp);
-    const auto v = hn::Mul(LoadD<Io>(dd, gp), FormForOutput<kForm, true, Io::kHalf>(dd, h));
+    const auto v = hn::Mul(LoadD<Io>(dd, gp), FormForOutput<kFormula, true, Io::kHalf>(dd, h));
     Io::Store(dd, v, yp);
     hn::StoreU(hn::Add(hn::LoadU(dd, sp), v), dd, sp);
   };
@@ -332,7 +349,7 @@ HWY_NOINLINE void BiasBackwardTile(const typename Io::T* g, const typename Io::T
 
 // GEGLU forward: y[r][c] = f(a[r][c]) * b[r][c], the product formed in double and rounded once. For half types,
 // ftab (may be null) holds f in double for every encoding, as computed here: then f(a) is gathered, not computed.
-template <class Io, int kForm, bool kTable>
+template <class Io, common::Formula kFormula, bool kTable>
 HWY_NOINLINE void GegluForwardImpl(const typename Io::T* a, size_t lda, const typename Io::T* b, size_t ldb,
                                    typename Io::T* y, size_t ldy, size_t cols, size_t begin, size_t end,
                                    const double* ftab) {
@@ -344,7 +361,7 @@ HWY_NOINLINE void GegluForwardImpl(const typename Io::T* a, size_t lda, const ty
     if constexpr (kTable) {
       fa = GatherByBits(dd, ftab, ap);
     } else {
-      fa = FormForOutput<kForm, false, Io::kHalf>(dd, LoadD<Io>(dd, ap));
+      fa = FormForOutput<kFormula, false, Io::kHalf>(dd, LoadD<Io>(dd, ap));
     }
     Io::Store(dd, hn::Mul(fa, LoadD<Io>(dd, bp)), yp);
   };
@@ -361,21 +378,21 @@ HWY_NOINLINE void GegluForwardImpl(const typename Io::T* a, size_t lda, const ty
   });
 }
 
-template <class Io, int kForm>
+template <class Io, common::Formula kFormula>
 HWY_INLINE void GegluForwardLoop(const typename Io::T* a, size_t lda, const typename Io::T* b, size_t ldb,
                                  typename Io::T* y, size_t ldy, size_t cols, size_t begin, size_t end,
                                  const double* ftab) {
   if constexpr (Io::kHalf) {
-    if (ftab != nullptr) return GegluForwardImpl<Io, kForm, true>(a, lda, b, ldb, y, ldy, cols, begin, end, ftab);
+    if (ftab != nullptr) return GegluForwardImpl<Io, kFormula, true>(a, lda, b, ldb, y, ldy, cols, begin, end, ftab);
   }
-  GegluForwardImpl<Io, kForm, false>(a, lda, b, ldb, y, ldy, cols, begin, end, nullptr);
+  GegluForwardImpl<Io, kFormula, false>(a, lda, b, ldb, y, ldy, cols, begin, end, nullptr);
 }
 
 // GEGLU backward: grad_a = (g * b) * f'(a), grad_b = g * f(a); g * b is exact in double (two float
 // significands), each result rounded once. Every input of a vector is loaded before either output is stored,
 // so an output may alias any input exactly.
 // ftab, dtab (may be null): f and f' in double for every half encoding, as in GegluForwardLoop.
-template <class Io, int kForm, bool kTable>
+template <class Io, common::Formula kFormula, bool kTable>
 HWY_NOINLINE void GegluBackwardImpl(const typename Io::T* g, size_t ldg, const typename Io::T* a, size_t lda,
                                     const typename Io::T* b, size_t ldb, typename Io::T* ga, size_t ldga,
                                     typename Io::T* gb, size_t ldgb, size_t cols, size_t begin, size_t end,
@@ -392,8 +409,8 @@ HWY_NOINLINE void GegluBackwardImpl(const typename Io::T* g, size_t ldg, const t
       da = GatherByBits(dd, dtab, ap);
     } else {
       const auto ad = LoadD<Io>(dd, ap);
-      fa = FormForOutput<kForm, false, Io::kHalf>(dd, ad);
-      da = FormForOutput<kForm, true, Io::kHalf>(dd, ad);
+      fa = FormForOutput<kFormula, false, Io::kHalf>(dd, ad);
+      da = FormForOutput<kFormula, true, Io::kHalf>(dd, ad);
     }
     Io::Store(dd, hn::Mul(hn::Mul(gd, bd), da), gap);
     Io::Store(dd, hn::Mul(gd, fa), gbp);
@@ -416,18 +433,18 @@ HWY_NOINLINE void GegluBackwardImpl(const typename Io::T* g, size_t ldg, const t
   });
 }
 
-template <class Io, int kForm>
+template <class Io, common::Formula kFormula>
 HWY_INLINE void GegluBackwardLoop(const typename Io::T* g, size_t ldg, const typename Io::T* a, size_t lda,
                                   const typename Io::T* b, size_t ldb, typename Io::T* ga, size_t ldga,
                                   typename Io::T* gb, size_t ldgb, size_t cols, size_t begin, size_t end,
                                   const double* ftab, const double* dtab) {
   if constexpr (Io::kHalf) {
     if (ftab != nullptr && dtab != nullptr) {
-      return GegluBackwardImpl<Io, kForm, true>(g, ldg, a, lda, b, ldb, ga, ldga, gb, ldgb, cols, begin, end, ftab,
+      return GegluBackwardImpl<Io, kFormula, true>(g, ldg, a, lda, b, ldb, ga, ldga, gb, ldgb, cols, begin, end, ftab,
                                                 dtab);
     }
   }
-  GegluBackwardImpl<Io, kForm, false>(g, ldg, a, lda, b, ldb, ga, ldga, gb, ldgb, cols, begin, end, nullptr, nullptr);
+  GegluBackwardImpl<Io, kFormula, false>(g, ldg, a, lda, b, ldb, ga, ldga, gb, ldgb, cols, begin, end, nullptr, nullptr);
 }
 
 }  // namespace HWY_NAMESPACE

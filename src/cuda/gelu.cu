@@ -43,6 +43,7 @@
 #include <mutex>
 #include <type_traits>
 
+#include "src/common/functions.h"
 #include "src/cuda/cuda_common.h"
 #include "src/cuda/gelu_ops.h"
 #include "src/cuda/table_range.h"
@@ -164,9 +165,9 @@ __global__ void __launch_bounds__(kThreads) GeluKernel(const Params<typename Op:
 // range would not fit (8 bytes per entry, 2,048 entries per binade).
 
 // 16-byte aligned: blocks copy them as uint4 vectors (each form's row is a multiple of 16 bytes too).
-__device__ __align__(16) uint16_t g_bf16_forward[3][Bf16Range::kEntries];
-__device__ __align__(16) double g_bf16_derivative[3][Bf16Range::kEntries];
-__device__ __align__(16) uint16_t g_f16_forward[3][F16Range::kEntries];
+__device__ __align__(16) uint16_t g_bf16_forward[common::kNumForms][Bf16Range::kEntries];
+__device__ __align__(16) double g_bf16_derivative[common::kNumForms][Bf16Range::kEntries];
+__device__ __align__(16) uint16_t g_f16_forward[common::kNumForms][F16Range::kEntries];
 
 template <int Form>
 __device__ void InitTablesForm(int i) {
@@ -185,9 +186,10 @@ __device__ void InitTablesForm(int i) {
 
 __global__ void InitTables() {
   const int i = static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x);
-  InitTablesForm<0>(i);
-  InitTablesForm<1>(i);
-  InitTablesForm<2>(i);
+  InitTablesForm<common::kNone>(i);
+  InitTablesForm<common::kTanh>(i);
+  InitTablesForm<common::kSigmoid>(i);
+  static_assert(common::kNumForms == 3, "InitTables fills the table of every form");
 }
 
 template <class Entry, int kEntries>
@@ -429,18 +431,14 @@ gelu_status Run(const T* const (&in)[kInputs], T* out, size_t n, gelu_approximat
       if (const gelu_status s = EnsureTables(device, &tables); s != GELU_OK) return s;
     }
     if (tables) {
-      switch (approximate) {
-        case GELU_APPROXIMATE_NONE: return Launch<TableOp<0>>(device, in, out, n, stream);
-        case GELU_APPROXIMATE_TANH: return Launch<TableOp<1>>(device, in, out, n, stream);
-        default: return Launch<TableOp<2>>(device, in, out, n, stream);
-      }
+      return common::VisitForm(static_cast<common::Form>(approximate), [&](auto k) {
+        return Launch<TableOp<decltype(k)::value>>(device, in, out, n, stream);
+      });
     }
   }
-  switch (approximate) {
-    case GELU_APPROXIMATE_NONE: return Launch<Direct<Op<0>>>(device, in, out, n, stream);
-    case GELU_APPROXIMATE_TANH: return Launch<Direct<Op<1>>>(device, in, out, n, stream);
-    default: return Launch<Direct<Op<2>>>(device, in, out, n, stream);
-  }
+  return common::VisitForm(static_cast<common::Form>(approximate), [&](auto k) {
+    return Launch<Direct<Op<decltype(k)::value>>>(device, in, out, n, stream);
+  });
 }
 
 }  // namespace

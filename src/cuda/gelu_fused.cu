@@ -20,6 +20,7 @@
 #include <type_traits>
 
 #include "gelu/gelu_cuda.h"
+#include "src/common/functions.h"
 #include "src/cuda/cuda_common.h"
 #include "src/cuda/gelu_ops.h"
 
@@ -132,14 +133,10 @@ gelu_status Blocks(size_t n, unsigned* blocks) {
   return GELU_OK;
 }
 
-// Calls f(std::integral_constant<int, form>) for a valid `a`.
+// Calls f(k) for a valid `a`, k a common::FormConstant (src/common/functions.h).
 template <class F>
 gelu_status WithForm(gelu_approximate a, const F& f) {
-  switch (a) {
-    case GELU_APPROXIMATE_NONE: return f(std::integral_constant<int, 0>{});
-    case GELU_APPROXIMATE_TANH: return f(std::integral_constant<int, 1>{});
-    default: return f(std::integral_constant<int, 2>{});
-  }
+  return common::VisitForm(static_cast<common::Form>(a), f);
 }
 
 template <class Format>

@@ -76,7 +76,7 @@ inline std::vector<Function> AllFunctions() {
   for (Type t : {Type::kF32, Type::kBf16, Type::kF16}) {
     const common::Type type = t == Type::kF32 ? common::kF32 : t == Type::kBf16 ? common::kBf16 : common::kF16;
     for (const common::Function& f : common::kFunctions) {
-      if (common::IsApproximateForm(f.form) && f.Has(type)) all.push_back({t, f.backward(), f.form});
+      if (f.is_form() && f.Has(type)) all.push_back({t, f.backward(), f.form()});
     }
   }
   return all;

@@ -356,7 +356,7 @@ BackwardError BackwardErr(double x, double fprime, double g, double d, const Ref
 
 // The float64 functions of the table, with their bounds.
 const gelu::common::Function& F64Function(int form, bool backward) {
-  const gelu::common::Function* fn = gelu::common::FindFunction(static_cast<gelu::common::Form>(form),
+  const gelu::common::Function* fn = gelu::common::FindFunction(static_cast<gelu::common::Formula>(form),
                                                                 backward ? gelu::common::kBackward : gelu::common::kForward);
   EXPECT_TRUE(fn != nullptr && fn->Has(gelu::common::kF64));
   return *fn;

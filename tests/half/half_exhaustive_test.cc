@@ -68,11 +68,12 @@ double SigmoidFormRef(double x, double k, double c, bool derivative) {
   return ds == 0.0 ? s : s + x * (k * (1.0 + 3.0 * c * x * x)) * ds;
 }
 
-double RefDouble(Form form, bool derivative, double x) {
-  if (gelu::common::IsApproximateForm(form)) {
+double RefDouble(gelu::common::Formula formula, bool derivative, double x) {
+  if (gelu::common::IsForm(formula)) {
+    const Form form = gelu::common::FormOf(formula);
     return derivative ? gelu::reference::Derivative(x, form) : gelu::reference::Forward(x, form);
   }
-  if (form == gelu::common::kGeluFast) return SigmoidFormRef(x, kGeluFastK, 0.044715, derivative);
+  if (formula == gelu::common::Formula::kGeluFast) return SigmoidFormRef(x, kGeluFastK, 0.044715, derivative);
   if (x > 10.0) return derivative ? 0.0 : 10.0;  // gelu_10
   return derivative ? gelu::reference::Derivative(x, Form::kNone) : gelu::reference::Forward(x, Form::kNone);
 }
@@ -101,7 +102,7 @@ struct Expected {
   bool ambiguous;
 };
 
-Expected Judge(const Type& type, Form form, bool derivative, double x) {
+Expected Judge(const Type& type, gelu::common::Formula form, bool derivative, double x) {
   double ref = RefDouble(form, derivative, x);
   if (derivative && x < -1.0 && !std::isinf(x) && !(ref < 0.0)) ref = -0.0;  // see the top of this file
   // The absolute term covers f' near its root (x ~ -0.75), where the reference's error is absolute.
@@ -128,17 +129,17 @@ void CheckType(const Type& type, const char* target) {
   std::vector<uint16_t> x(65536), y(65536), ones(65536, type.one);
   for (uint32_t i = 0; i < 65536; ++i) x[i] = static_cast<uint16_t>(i);
   for (const Function& fn : gelu::common::kFunctions) {
-    const Form form = fn.form;
+    const gelu::common::Formula form = fn.formula;
     const bool derivative = fn.backward();
     const char* const name = fn.name;
     {
-      if (gelu::common::IsApproximateForm(form)) {
-        const auto a = static_cast<gelu_approximate>(form);
+      if (gelu::common::IsForm(form)) {
+        const auto a = static_cast<gelu_approximate>(gelu::common::FormOf(form));
         ASSERT_EQ(derivative ? type.backward(ones.data(), x.data(), y.data(), 65536, a)
                              : type.forward(x.data(), y.data(), 65536, a),
                   GELU_OK);
       } else {
-        const auto v = form == gelu::common::kGeluFast ? GELU_VARIANT_GELU_FAST : GELU_VARIANT_GELU_10;
+        const auto v = form == gelu::common::Formula::kGeluFast ? GELU_VARIANT_GELU_FAST : GELU_VARIANT_GELU_10;
         ASSERT_EQ(derivative ? type.variant_backward(v, ones.data(), x.data(), y.data(), 65536)
                              : type.variant_forward(v, x.data(), y.data(), 65536),
                   GELU_OK);
