@@ -394,7 +394,7 @@ void RegisterTargets() {
                                           });
     for (const size_t n : kSizes) b->Arg(static_cast<int64_t>(n));
     Finish(b, Threads::kOne);
-    constexpr gelu_approximate kForms[] = {GELU_APPROXIMATE_NONE, GELU_APPROXIMATE_TANH, GELU_APPROXIMATE_SIGMOID};
+    constexpr const auto& kForms = gelu::common::kApproximations;  // src/common/functions.h
     // The per-function matrix only for the wide targets the speed targets name (AVX-512 and AVX2).
     if (target != HWY_AVX3 && target != HWY_AVX3_DL && target != HWY_AVX2) continue;
     for (const auto& [impl, lib] : {std::pair<const char*, const Library*>{"gelu", &Ours()}, {"baseline", Baseline()}}) {

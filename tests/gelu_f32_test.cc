@@ -26,7 +26,7 @@ namespace {
 
 using gelu::reference::Form;
 
-constexpr gelu_approximate kForms[] = {GELU_APPROXIMATE_NONE, GELU_APPROXIMATE_TANH, GELU_APPROXIMATE_SIGMOID};
+constexpr const auto& kForms = gelu::common::kApproximations;  // src/common/functions.h
 
 float Forward(float x, gelu_approximate a) {
   float y;

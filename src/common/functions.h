@@ -15,6 +15,8 @@
 #ifndef GELU_SRC_COMMON_FUNCTIONS_H_
 #define GELU_SRC_COMMON_FUNCTIONS_H_
 
+#include "gelu/gelu.h"  // gelu_approximate (a C header: no standard library either)
+
 namespace gelu::common {
 
 // The three forms of GELU, numbered as the C API's gelu_approximate (the enum at the API edge). Unscoped with an
@@ -22,6 +24,11 @@ namespace gelu::common {
 enum Form : int { kNone = 0, kTanh = 1, kSigmoid = 2 };
 inline constexpr int kNumForms = 3;  // kNone, kTanh, kSigmoid: the values of gelu_approximate
 inline constexpr Form kForms[kNumForms] = {kNone, kTanh, kSigmoid};
+// The same forms as the C API spells them: the list tests and benchmarks iterate.
+inline constexpr gelu_approximate kApproximations[kNumForms] = {GELU_APPROXIMATE_NONE, GELU_APPROXIMATE_TANH,
+                                                                GELU_APPROXIMATE_SIGMOID};
+static_assert(GELU_APPROXIMATE_NONE == kNone && GELU_APPROXIMATE_TANH == kTanh && GELU_APPROXIMATE_SIGMOID == kSigmoid,
+              "Form is numbered as gelu_approximate");
 
 // The formulas the storage kernels evaluate: each form (same number), then the two named variants whose formula is
 // none of the three (gelu.h: gelu_fast, gelu_10). Scoped, so that a variant formula never passes for a form.

@@ -134,9 +134,8 @@ void HostEvalOp(const void* g, const void* x, void* y, size_t begin, size_t end)
 
 template <template <int> class Op>
 void HostEvalForm(int form, const void* g, const void* x, void* y, size_t begin, size_t end) {
-  if (form == 0) return HostEvalOp<Op<0>>(g, x, y, begin, end);
-  if (form == 1) return HostEvalOp<Op<1>>(g, x, y, begin, end);
-  return HostEvalOp<Op<2>>(g, x, y, begin, end);
+  common::VisitForm(static_cast<common::Form>(form),
+                    [&](auto k) { HostEvalOp<Op<decltype(k)::value>>(g, x, y, begin, end); });
 }
 
 // y[i] = the host evaluation of f at (g[i], x[i]) for i in [begin, end), single-threaded.

@@ -32,7 +32,7 @@
 
 namespace {
 
-constexpr gelu_approximate kForms[3] = {GELU_APPROXIMATE_NONE, GELU_APPROXIMATE_TANH, GELU_APPROXIMATE_SIGMOID};
+constexpr const auto& kForms = gelu::common::kApproximations;  // src/common/functions.h
 using gelu::common::kFormNames;  // the function table's names of the forms
 constexpr double kInf = std::numeric_limits<double>::infinity();
 

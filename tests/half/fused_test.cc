@@ -21,6 +21,7 @@
 #include "gelu/gelu.h"
 #include "gelu/gelu.hpp"
 #include "gtest/gtest.h"
+#include "src/common/functions.h"
 #include "src/common/half.h"
 #include "src/reference/reference.h"
 
@@ -90,7 +91,7 @@ bool SameBits(const std::vector<T>& a, const std::vector<T>& b) {
 template <class S>
 constexpr double kMaxUlp = 0.5 + (S::kPrecision == 24 ? 0x1p-6 : 0x1p-18);
 
-constexpr gelu_approximate kForms[] = {GELU_APPROXIMATE_NONE, GELU_APPROXIMATE_TANH, GELU_APPROXIMATE_SIGMOID};
+constexpr const auto& kForms = gelu::common::kApproximations;  // src/common/functions.h
 
 // The documented computation: f or f' of a float32 value in double (the kernels' scalar twin), with the two
 // half-precision corrections of src/common/half.h when the output is a half type.

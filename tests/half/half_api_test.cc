@@ -11,6 +11,7 @@
 #include "gelu/gelu.h"
 #include "gelu/gelu.hpp"
 #include "gtest/gtest.h"
+#include "src/common/functions.h"
 #include "src/common/half.h"
 
 namespace {
@@ -21,7 +22,7 @@ struct Api {
   gelu_status (*backward)(const uint16_t*, const uint16_t*, uint16_t*, size_t, gelu_approximate);
 };
 const Api kApis[] = {{"bf16", gelu_forward_bf16, gelu_backward_bf16}, {"f16", gelu_forward_f16, gelu_backward_f16}};
-constexpr gelu_approximate kForms[] = {GELU_APPROXIMATE_NONE, GELU_APPROXIMATE_TANH, GELU_APPROXIMATE_SIGMOID};
+constexpr const auto& kForms = gelu::common::kApproximations;  // src/common/functions.h
 
 std::vector<uint16_t> RandomBits(size_t n, uint32_t seed) {
   std::mt19937 rng(seed);
