@@ -11,12 +11,14 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
+#include <limits>
 #include <random>
 #include <vector>
 
 #include "gtest/gtest.h"
 #include "src/common/functions.h"
 #include "src/reference/reference.h"
+#include "src/reference/ulp.h"
 #include "tests/mpfr_oracle.h"
 
 namespace {
@@ -62,7 +64,7 @@ TEST(ReferenceTest, AgreesWithMpfrOnEveryExponent) {
   for (const Function& fn : gelu::common::kFunctions) {
     if (!gelu::common::IsFormFunctionIn(fn, gelu::common::kF32)) continue;
     const bool derivative = fn.backward();
-    double worst_rel = 0, worst_tiny = 0, worst_root = 0;
+    gelu::reference::MaxError worst_rel, worst_tiny, worst_root;
     float worst_x = 0, tiny_x = 0;
     for (float x : xs) {
       const double r = derivative ? gelu::reference::Derivative(x, fn.form()) : gelu::reference::Forward(x, fn.form());
@@ -76,20 +78,63 @@ TEST(ReferenceTest, AgreesWithMpfrOnEveryExponent) {
       }
       const double err = std::fabs(r - v);
       if (derivative && gelu::common::InNearRootWindow(x, v)) {
-        worst_root = std::max(worst_root, err);
+        worst_root.Add(r, v, err);
       } else if (std::fabs(v) < 0x1p-126) {
-        if (err > worst_tiny) { worst_tiny = err; tiny_x = x; }
-      } else if (err / std::fabs(v) > worst_rel) {
-        worst_rel = err / std::fabs(v);
+        if (worst_tiny.Add(r, v, err)) tiny_x = x;
+      } else if (worst_rel.Add(r, v, err / std::fabs(v))) {
         worst_x = x;
       }
     }
     std::printf("%-17s max relative error 2^%.1f at x=%a; below 2^-126 abs 2^%.1f (x=%a); near-root abs 2^%.1f\n",
-                fn.name, std::log2(worst_rel), worst_x, std::log2(worst_tiny), tiny_x, std::log2(worst_root));
-    EXPECT_LT(worst_rel, kMaxRelative) << fn.name << std::hexfloat << " x=" << worst_x;
-    EXPECT_LT(worst_tiny, kMaxAbsoluteTiny) << fn.name << std::hexfloat << " x=" << tiny_x;
-    EXPECT_LT(worst_root, kMaxAbsoluteNearRoot) << fn.name;
+                fn.name, std::log2(worst_rel.value), worst_x, std::log2(worst_tiny.value), tiny_x,
+                std::log2(worst_root.value));
+    EXPECT_LT(worst_rel.value, kMaxRelative) << fn.name << std::hexfloat << " x=" << worst_x;
+    EXPECT_LT(worst_tiny.value, kMaxAbsoluteTiny) << fn.name << std::hexfloat << " x=" << tiny_x;
+    EXPECT_LT(worst_root.value, kMaxAbsoluteNearRoot) << fn.name;
   }
+}
+
+// The one NaN rule of every test's error maximum (src/reference/ulp.h): a NaN result where the reference is a
+// number, or a number where it is NaN, makes the maximum NaN, which fails the bound; a later, smaller or larger,
+// number does not replace it; NaN against NaN is no error. (std::max(worst, e), which the tests used before,
+// kept 0.25 below.)
+TEST(MaxErrorTest, NanMismatchFailsTheBound) {
+  using gelu::reference::MaxError;
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  MaxError plain;
+  EXPECT_TRUE(plain.Add(0.25));
+  EXPECT_FALSE(plain.Add(0.125));
+  EXPECT_EQ(plain.value, 0.25);
+  EXPECT_TRUE(plain.Add(nan));  // a NaN error (e.g. |NaN - r| / ulp) is recorded, once
+  EXPECT_FALSE(plain.Add(1.0));
+  EXPECT_FALSE(plain.Add(0.0));
+  EXPECT_TRUE(std::isnan(plain.value));
+  EXPECT_FALSE(plain.value <= 1.0);  // so EXPECT_LE(max.value, bound) fails
+
+  // The pair rule holds whatever the metric gave, even a clamp's 0 (std::max(0.0, NaN) is 0).
+  MaxError nan_result, nan_reference, both, numbers;
+  EXPECT_TRUE(nan_result.Add(nan, 1.0, 0.0));
+  EXPECT_TRUE(std::isnan(nan_result.value));
+  EXPECT_TRUE(nan_reference.Add(1.0, nan, 0.0));
+  EXPECT_TRUE(std::isnan(nan_reference.value));
+  EXPECT_FALSE(both.Add(nan, nan, nan));
+  EXPECT_EQ(both.value, 0.0);
+  EXPECT_TRUE(numbers.Add(1.5, 1.0, 0.5));
+  EXPECT_EQ(numbers.value, 0.5);
+
+  // Worst (the float32 tracker) follows the same rule: NaN mismatches are counted, and fail Within.
+  const gelu::common::Function& fn = gelu::common::kFunctions[0];
+  gelu::reference::Worst w;
+  w.Add(1.0f, 0.5f, 0.5, fn.backward());
+  EXPECT_TRUE(w.Within(fn));
+  w.Add(2.0f, std::numeric_limits<float>::quiet_NaN(), 1.0, fn.backward());
+  EXPECT_FALSE(w.Within(fn));
+  gelu::reference::Worst v;
+  v.Add(2.0f, 1.0f, nan, fn.backward());
+  EXPECT_FALSE(v.Within(fn));
+  gelu::reference::Worst merged;
+  merged.Merge(w);
+  EXPECT_FALSE(merged.Within(fn));
 }
 
 }  // namespace

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-// The error metric of every float32 accuracy claim (tests, `gelu accuracy`), and a max-error tracker.
+// The error metric of every float32 accuracy claim (tests, `gelu accuracy`), a max-error tracker (Worst), and the
+// NaN rule every test's error maximum follows (PairError, MaxError).
 //
 // UlpErrorF32(y, r) = |y - r| / ulp(r), computed in double, with ulp(r) = 2^(max(e, -125) - 24) where
 // r = m * 2^e, m in [0.5, 1) (frexp): the spacing of float32 numbers at r, floored at the subnormal spacing
@@ -44,6 +45,32 @@ inline double UlpErrorF32(float y, double r) {
 // reported in units of 2^-24 ("abs24", the float32 bound).
 inline bool NearDerivativeRoot(double x, double r) { return common::InNearRootWindow(x, r); }
 
+// The error e of a result y against its reference r, whatever the metric, with NaN decided here once: 0 where
+// both are NaN, NaN where exactly one is (a NaN result for a number, or a number for a NaN reference), else e.
+// (The metric alone cannot be trusted with this: a clamp such as std::max(0.0, e) turns a NaN e into 0.)
+inline double PairError(double y, double r, double e) {
+  if (std::isnan(y) || std::isnan(r)) return std::isnan(y) && std::isnan(r) ? 0.0 : std::numeric_limits<double>::quiet_NaN();
+  return e;
+}
+
+// The largest of a set of errors, which a NaN cannot hide in: std::max(worst, e) keeps worst when e is NaN, and
+// `if (!(e <= worst)) worst = e` takes a NaN but lets the next number replace it. Here a NaN error is kept for
+// good, so the maximum is NaN and fails every `<=` bound (EXPECT_LE(max.value, bound)).
+struct MaxError {
+  double value = 0;
+  // Records e into worst if it is larger, or NaN (then worst stays NaN); true when it was recorded, so that the
+  // caller can note where (for a NaN, the first one).
+  static bool Raise(double& worst, double e) {
+    if (std::isnan(worst)) return false;
+    if (e <= worst) return false;
+    worst = e;
+    return true;
+  }
+  bool Add(double e) { return Raise(value, e); }
+  // The error e of y against r, with PairError's NaN rule.
+  bool Add(double y, double r, double e) { return Add(PairError(y, r, e)); }
+};
+
 // Largest error seen over a set of inputs, with where it occurred. NaN mismatches (exactly one of y, r NaN) are
 // counted apart, so that a formula that fails only on special values still shows its error elsewhere.
 struct Worst {
@@ -59,11 +86,10 @@ struct Worst {
   // The error of yi against ri in this tracker's metric: ULP, or (near a derivative's root) abs / 2^-24; NaN for
   // a NaN mismatch.
   static double Error(float xi, float yi, double ri, bool derivative) {
-    if (std::isnan(yi) != std::isnan(ri)) return std::numeric_limits<double>::quiet_NaN();
-    if (derivative && NearDerivativeRoot(xi, ri) && !std::isnan(ri)) {
-      return std::fabs(static_cast<double>(yi) - ri) * 0x1p24;
+    if (derivative && !std::isnan(ri) && NearDerivativeRoot(xi, ri)) {
+      return PairError(yi, ri, std::fabs(static_cast<double>(yi) - ri) * 0x1p24);
     }
-    return UlpErrorF32(yi, ri);
+    return PairError(yi, ri, UlpErrorF32(yi, ri));
   }
   // Records an error computed by Error() (lets a caller reuse it for identical results).
   void AddError(float xi, float yi, double ri, bool derivative, double error) {
@@ -71,15 +97,15 @@ struct Worst {
     if (std::isnan(error)) {
       if (nan_mismatches++ == 0) nan_x = xi;
     } else if (derivative && NearDerivativeRoot(xi, ri)) {
-      if (!(error <= abs24)) { abs24 = error; abs_x = xi; }
-    } else if (!(error <= ulp)) {
-      ulp = error; x = xi; y = yi; r = ri;
+      if (MaxError::Raise(abs24, error)) abs_x = xi;
+    } else if (MaxError::Raise(ulp, error)) {
+      x = xi; y = yi; r = ri;
     }
   }
   void Add(float xi, float yi, double ri, bool derivative) { AddError(xi, yi, ri, derivative, Error(xi, yi, ri, derivative)); }
   void Merge(const Worst& o) {
-    if (!(o.ulp <= ulp)) { ulp = o.ulp; x = o.x; y = o.y; r = o.r; }
-    if (!(o.abs24 <= abs24)) { abs24 = o.abs24; abs_x = o.abs_x; }
+    if (MaxError::Raise(ulp, o.ulp)) { x = o.x; y = o.y; r = o.r; }
+    if (MaxError::Raise(abs24, o.abs24)) abs_x = o.abs_x;
     if (nan_mismatches == 0 && o.nan_mismatches > 0) nan_x = o.nan_x;
     nan_mismatches += o.nan_mismatches;
     count += o.count;

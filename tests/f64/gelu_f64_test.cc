@@ -28,6 +28,7 @@
 #include "hwy/highway.h"
 #include "hwy/tests/hwy_gtest.h"
 #include "src/common/functions.h"
+#include "src/reference/ulp.h"
 #include "tests/mpfr_oracle.h"
 
 namespace {
@@ -203,9 +204,9 @@ const std::vector<FormSample>& Samples() {
 struct Worst {
   double err = 0.0;   // ULP (or absolute, for the root window)
   double x = 0.0, y = 0.0, r = 0.0;
+  // NaN-sticky (src/reference/ulp.h): a NaN error is kept and fails the bound.
   void Add(double e, double xv, double yv, double rv) {
-    if (!(e <= err)) {
-      err = e;
+    if (gelu::reference::MaxError::Raise(err, e)) {
       x = xv;
       y = yv;
       r = rv;
@@ -349,7 +350,7 @@ BackwardError BackwardErr(double x, double fprime, double g, double d, const Ref
   if (gelu::common::InNearRootWindow(x, fprime)) {
     // excess / |g| first: |g| 2^-53 underflows to 0 for a subnormal g.
     const double excess = std::max(0.0, std::fabs((d - r.hi) - r.delta * r.ulp) - 0x1p-1074);
-    return {true, excess / std::fabs(g) / fn.f64_abs};
+    return {true, gelu::reference::PairError(d, r.hi, excess / std::fabs(g) / fn.f64_abs)};
   }
   return {false, UlpError(d, r)};
 }

@@ -5,9 +5,13 @@
 //   run the float core); bf16/fp16 bias-GELU equals the half functions where the sum is exact in the type; GEGLU
 //   is within 1 ULP of the two-pass fl(fl(f(a)) * b) (it rounds once, the composition twice);
 // - against the documented one-rounding formula, evaluated by the shared scalar code (src/common), bit for bit;
-// - against the double reference (accuracy of the result, not only agreement of two implementations);
+// - against the double reference (accuracy of the result, not only agreement of two implementations): every
+//   result within kMaxUlp (0.5 + 2^-18 ULP for bf16/fp16, 0.5 + 2^-6 for float32) of the reference (GEGLU's
+//   grad_a and bias-backward's grad_x: grad_out (times b) times the reference f'), a zero result of the
+//   reference's sign (the IEEE sign of the product), and no NaN for a number (src/reference/ulp.h, MaxError);
 // - grad_bias: against a double sum of the exact products, and bit-identical for 1, 2, 3 and 8 threads;
 // - the halves layout (rows form) against the separate-array form row by row; in place; argument errors.
+// Each runs on every SIMD target compiled in and supported here (the kernels are compiled per target).
 #include <algorithm>
 #include <array>
 #include <bit>
@@ -15,15 +19,19 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
+#include <limits>
 #include <random>
 #include <vector>
 
 #include "gelu/gelu.h"
 #include "gelu/gelu.hpp"
 #include "gtest/gtest.h"
+#include "hwy/targets.h"
+#include "hwy/tests/hwy_gtest.h"
 #include "src/common/functions.h"
 #include "src/common/half.h"
 #include "src/reference/reference.h"
+#include "src/reference/ulp.h"
 
 namespace {
 
@@ -106,14 +114,35 @@ double Ref(double x, gelu_approximate a, bool derivative) {
                     : gelu::reference::Forward(x, static_cast<Form>(a));
 }
 
-// ULP of the type at |v| (with its subnormal floor), for tolerances.
+// ULP of the type at |v| (with its subnormal floor, which is also the ULP at 0), for tolerances.
 template <class S>
 double Ulp(double v) {
   const int emin = S::kPrecision == 24 ? -126 : S::kPrecision == 8 ? -126 : -14;
   int e;
   std::frexp(v, &e);  // v = m 2^e, m in [1/2, 1)
-  return std::ldexp(1.0, std::max(e - 1, emin) - (S::kPrecision - 1));
+  return std::ldexp(1.0, (v == 0 ? emin : std::max(e - 1, emin)) - (S::kPrecision - 1));
 }
+
+// The error of a result y against the reference r in ULPs of the type. Zeros are signed, as in UlpErrorF32
+// (src/reference/ulp.h): a zero y whose sign differs from r's (the IEEE sign of the product grad_out f', or
+// f(a) b, also where r is a tiny value that rounds to zero) is +inf. NaN is MaxError's (PairError).
+template <class S>
+double UlpError(double y, double r) {
+  if (y == 0 && std::signbit(y) != std::signbit(r)) return std::numeric_limits<double>::infinity();
+  return std::fabs(y - r) / Ulp<S>(r);
+}
+// The error of a backward result y (bias-backward grad_x, GEGLU grad_a) against r = m f'(x), m its multiplier
+// (grad_out, or grad_out b), f' the reference's. float32 only: less |m| 2^-40, the double side's absolute error in
+// f' in the common range |x| <= 3 (src/common/gelu_scalar.h), which near f's root exceeds the relative 2^-30 that
+// kMaxUlp rests on (docs/ACCURACY.md). The 16-bit types are held to kMaxUlp without it (their ULPs are 2^13 and
+// 2^16 times coarser; the samples here never needed it).
+template <class S>
+double GradError(double y, double r, double m) {
+  const double e = UlpError<S>(y, r);
+  if (S::kHalf || std::isinf(e)) return e;
+  return std::max(0.0, std::fabs(y - r) - std::fabs(m) * 0x1p-40) / Ulp<S>(r);
+}
+using gelu::reference::MaxError;
 
 template <class S>
 std::vector<typename S::T> Random(size_t n, double scale, uint32_t seed) {
@@ -149,7 +178,7 @@ void CheckBiasForward() {
         // core's 1 / 2 ULP), up to the double side's error where the exact value is that close to a midpoint.
         ASSERT_EQ(gelu_forward_f32(h.data(), hy.data(), n, a), GELU_OK);
       }
-      double worst = 0;
+      MaxError worst;
       for (size_t i = 0; i < n; ++i) {
         const T want = S::FromD(F<S>(h[i], a, false));
         ASSERT_EQ(Bits(y[i]), Bits(want)) << S::kName << " form " << a << " " << sh.rows << "x" << sh.cols
@@ -158,9 +187,9 @@ void CheckBiasForward() {
         if constexpr (!S::kHalf) {
           ASSERT_LE(std::fabs(S::ToD(y[i]) - r), std::fabs(static_cast<double>(hy[i]) - r) + 0x1p-6 * Ulp<S>(r));
         }
-        worst = std::max(worst, std::fabs(S::ToD(y[i]) - r) / Ulp<S>(r));
+        worst.Add(S::ToD(y[i]), r, UlpError<S>(S::ToD(y[i]), r));
       }
-      EXPECT_LE(worst, kMaxUlp<S>) << S::kName << " form " << a;
+      EXPECT_LE(worst.value, kMaxUlp<S>) << S::kName << " form " << a;
       // In place (y == x) gives the same bits.
       std::vector<T> inplace(x);
       ASSERT_EQ(S::bias_forward(inplace.data(), bias.data(), inplace.data(), sh.rows, sh.cols, a), GELU_OK);
@@ -191,6 +220,7 @@ void CheckBiasForwardAgainstHalfSequence() {
 template <class S>
 void CheckBiasBackward() {
   using T = typename S::T;
+  MaxError worst_gx[gelu::common::kNumForms];  // per form, over all shapes
   for (const Shape& sh : kShapes) {
     const size_t n = sh.rows * sh.cols;
     const auto x = Random<S>(n, 3.0, 4), bias = Random<S>(sh.cols, 1.0, 5), g = Random<S>(n, 1.0, 6);
@@ -210,8 +240,9 @@ void CheckBiasBackward() {
         ASSERT_EQ(Bits(gx[i]), Bits(want)) << S::kName << " form " << a << " " << sh.rows << "x" << sh.cols
                                            << " i=" << i;
         const double r = gf[i] * Ref(h[i], a, true);
+        worst_gx[a].Add(S::ToD(gx[i]), r, GradError<S>(S::ToD(gx[i]), r, gf[i]));
         if constexpr (!S::kHalf) {
-          // As forward; the absolute 2^-40 is the reference's own error near f's root.
+          // As forward; the absolute |g| 2^-40 is GradError's (the double f' near its root).
           ASSERT_LE(std::fabs(S::ToD(gx[i]) - r),
                     std::fabs(static_cast<double>(unfused[i]) - r) + 0x1p-6 * Ulp<S>(r) + std::fabs(gf[i]) * 0x1p-40);
         }
@@ -235,6 +266,11 @@ void CheckBiasBackward() {
                 GELU_OK);
       EXPECT_TRUE(SameBits(io2, gx) && SameBits(gb2, gb)) << S::kName << " in place (x)";
     }
+  }
+  for (gelu_approximate a : kForms) {
+    std::printf("%-7s %-4s form %d: bias backward grad_x max %.6f ULP of grad_out f'\n", gelu_simd_target(), S::kName,
+                a, worst_gx[a].value);
+    EXPECT_LE(worst_gx[a].value, kMaxUlp<S>) << S::kName << " form " << a;
   }
 }
 
@@ -269,6 +305,7 @@ void CheckBiasBackwardDeterministic() {
 template <class S>
 void CheckGeglu() {
   using T = typename S::T;
+  MaxError worst_y[gelu::common::kNumForms], worst_ga[gelu::common::kNumForms], worst_gb[gelu::common::kNumForms];  // per form, over all shapes
   for (const Shape& sh : kShapes) {
     const size_t n = sh.rows * sh.cols;
     const auto av = Random<S>(n, 3.0, 10), bv = Random<S>(n, 2.0, 11), g = Random<S>(n, 1.0, 12);
@@ -276,7 +313,6 @@ void CheckGeglu() {
       std::vector<T> y(n), ga(n), gb(n);
       ASSERT_EQ(S::geglu_forward(av.data(), bv.data(), y.data(), n, a), GELU_OK);
       ASSERT_EQ(S::geglu_backward(g.data(), av.data(), bv.data(), ga.data(), gb.data(), n, a), GELU_OK);
-      double worst_y = 0, worst_ga = 0, worst_gb = 0;
       for (size_t i = 0; i < n; ++i) {
         const auto af = static_cast<float>(S::ToD(av[i]));
         const double b = S::ToD(bv[i]), gd = S::ToD(g[i]);
@@ -284,12 +320,11 @@ void CheckGeglu() {
         ASSERT_EQ(Bits(y[i]), Bits(S::FromD(F<S>(af, a, false) * b))) << S::kName << " y i=" << i;
         ASSERT_EQ(Bits(ga[i]), Bits(S::FromD((gd * b) * F<S>(af, a, true)))) << S::kName << " ga i=" << i;
         ASSERT_EQ(Bits(gb[i]), Bits(S::FromD(gd * F<S>(af, a, false)))) << S::kName << " gb i=" << i;
-        // Against the reference; grad_a absolutely near f's root, where f' is known to 2^-50 absolute only.
+        // Against the reference.
         const double ry = Ref(af, a, false) * b, rga = gd * b * Ref(af, a, true), rgb = gd * Ref(af, a, false);
-        worst_y = std::max(worst_y, std::fabs(S::ToD(y[i]) - ry) / Ulp<S>(ry));
-        worst_gb = std::max(worst_gb, std::fabs(S::ToD(gb[i]) - rgb) / Ulp<S>(rgb));
-        worst_ga = std::max(worst_ga, std::max(0.0, std::fabs(S::ToD(ga[i]) - rga) - std::fabs(gd * b) * 0x1p-40) /
-                                          Ulp<S>(rga));
+        worst_y[a].Add(S::ToD(y[i]), ry, UlpError<S>(S::ToD(y[i]), ry));
+        worst_gb[a].Add(S::ToD(gb[i]), rgb, UlpError<S>(S::ToD(gb[i]), rgb));
+        worst_ga[a].Add(S::ToD(ga[i]), rga, GradError<S>(S::ToD(ga[i]), rga, gd * b));
         // Against the unfused two-pass composition (f rounded, then the product rounded): never farther from the
         // exact value, up to twice the double side's error (where the exact value is that close to a midpoint,
         // either neighbour may come out of a one-rounding evaluation). (No bound on their difference: in the
@@ -299,9 +334,6 @@ void CheckGeglu() {
             << S::kName << " form " << a << std::hexfloat << " a=" << af << " b=" << b << " y=" << S::ToD(y[i]) << " ref=" << ry
             << " two-pass=" << two_pass;
       }
-      EXPECT_LE(worst_y, kMaxUlp<S>) << S::kName << " form " << a;
-      EXPECT_LE(worst_ga, kMaxUlp<S>) << S::kName << " form " << a;
-      EXPECT_LE(worst_gb, kMaxUlp<S>) << S::kName << " form " << a;
       // In place: y == a, y == b; grad_a == a with grad_b == b.
       std::vector<T> ia(av), ib(bv);
       ASSERT_EQ(S::geglu_forward(ia.data(), bv.data(), ia.data(), n, a), GELU_OK);
@@ -311,6 +343,13 @@ void CheckGeglu() {
       ASSERT_EQ(S::geglu_backward(g.data(), ja.data(), jb.data(), ja.data(), jb.data(), n, a), GELU_OK);
       EXPECT_TRUE(SameBits(ja, ga) && SameBits(jb, gb)) << S::kName;
     }
+  }
+  for (gelu_approximate a : kForms) {
+    std::printf("%-7s %-4s form %d: GEGLU max y %.6f, grad_a %.6f, grad_b %.6f ULP\n", gelu_simd_target(), S::kName,
+                a, worst_y[a].value, worst_ga[a].value, worst_gb[a].value);
+    EXPECT_LE(worst_y[a].value, kMaxUlp<S>) << S::kName << " form " << a;
+    EXPECT_LE(worst_ga[a].value, kMaxUlp<S>) << S::kName << " form " << a;
+    EXPECT_LE(worst_gb[a].value, kMaxUlp<S>) << S::kName << " form " << a;
   }
 }
 
@@ -339,12 +378,12 @@ void CheckGegluDeepTail() {
     }
     ASSERT_EQ(S::geglu_backward(g.data(), av.data(), bv.data(), ga.data(), gb.data(), n, a), GELU_OK);
     size_t nonzero = 0;
-    double worst = 0;
+    MaxError worst;
     for (size_t i = 0; i < n; ++i) {
       const double af = S::ToD(av[i]), m = S::ToD(g[i]) * S::ToD(bv[i]);  // exact in double
       const double r = m * Ref(af, a, true);
       nonzero += S::FromD(r) != S::FromD(0.0) && S::FromD(r) != S::FromD(-0.0);
-      worst = std::max(worst, std::fabs(S::ToD(ga[i]) - r) / Ulp<S>(r));
+      worst.Add(S::ToD(ga[i]), r, UlpError<S>(S::ToD(ga[i]), r));
       ASSERT_LE(std::fabs(S::ToD(ga[i]) - r), kMaxUlp<S> * Ulp<S>(r))
           << S::kName << " form " << a << std::hexfloat << " a=" << af << " grad_out*b=" << m << " got "
           << S::ToD(ga[i]) << " ref " << r;
@@ -352,7 +391,8 @@ void CheckGegluDeepTail() {
           << S::kName << " form " << a << std::hexfloat << " a=" << af;
     }
     EXPECT_GT(nonzero, n / 4) << S::kName << " form " << a << ": the draws reach nonzero products";
-    std::printf("%s form %d: deep-tail grad_a max %.4f ULP, %zu of %zu nonzero\n", S::kName, f, worst, nonzero, n);
+    std::printf("%-7s %s form %d: deep-tail grad_a max %.4f ULP, %zu of %zu nonzero\n", gelu_simd_target(), S::kName, f,
+                worst.value, nonzero, n);
   }
 }
 
@@ -428,42 +468,53 @@ void CheckHalfBackwardRandomGradOut() {
   std::vector<T> gi(n);
   for (gelu_approximate a : kForms) {
     ASSERT_EQ(S::backward(g.data(), x.data(), gi.data(), n, a), GELU_OK);
-    double worst = 0;
+    MaxError worst;
+    size_t zeros = 0;
     for (size_t i = 0; i < n; ++i) {
       const double r = S::ToD(g[i]) * Ref(S::ToD(x[i]), a, true);
-      if (r == 0) {
-        ASSERT_EQ(S::ToD(gi[i]), 0.0) << S::kName << " form " << a << " i=" << i;
-        continue;
-      }
-      worst = std::max(worst, std::fabs(S::ToD(gi[i]) - r) / Ulp<S>(r));
+      zeros += S::ToD(gi[i]) == 0;  // of the sign of r (UlpError), the IEEE sign of grad_out f'
+      worst.Add(S::ToD(gi[i]), r, UlpError<S>(S::ToD(gi[i]), r));
     }
-    EXPECT_LE(worst, kMaxUlp<S>) << S::kName << " form " << a;
+    std::printf("%-7s %s form %d: backward, random grad_out: max %.6f ULP (%zu zero results)\n", gelu_simd_target(),
+                S::kName, a, worst.value, zeros);
+    EXPECT_LE(worst.value, kMaxUlp<S>) << S::kName << " form " << a;
   }
 }
 
-TEST(FusedTest, HalfBackwardRandomGradOutBf16) { CheckHalfBackwardRandomGradOut<Bf16>(); }
-TEST(FusedTest, HalfBackwardRandomGradOutF16) { CheckHalfBackwardRandomGradOut<F16>(); }
-TEST(FusedTest, BiasForwardF32) { CheckBiasForward<F32>(); }
-TEST(FusedTest, BiasForwardBf16) { CheckBiasForward<Bf16>(); }
-TEST(FusedTest, BiasForwardF16) { CheckBiasForward<F16>(); }
-TEST(FusedTest, BiasForwardBf16EqualsHalfSequenceWhereExact) { CheckBiasForwardAgainstHalfSequence<Bf16>(); }
-TEST(FusedTest, BiasForwardF16EqualsHalfSequenceWhereExact) { CheckBiasForwardAgainstHalfSequence<F16>(); }
-TEST(FusedTest, BiasBackwardF32) { CheckBiasBackward<F32>(); }
-TEST(FusedTest, BiasBackwardBf16) { CheckBiasBackward<Bf16>(); }
-TEST(FusedTest, BiasBackwardF16) { CheckBiasBackward<F16>(); }
-TEST(FusedTest, BiasBackwardDeterministicF32) { CheckBiasBackwardDeterministic<F32>(); }
-TEST(FusedTest, BiasBackwardDeterministicBf16) { CheckBiasBackwardDeterministic<Bf16>(); }
-TEST(FusedTest, GegluF32) { CheckGeglu<F32>(); }
-TEST(FusedTest, GegluBf16) { CheckGeglu<Bf16>(); }
-TEST(FusedTest, GegluF16) { CheckGeglu<F16>(); }
-TEST(FusedTest, GegluDeepTailF32) { CheckGegluDeepTail<F32>(); }
-TEST(FusedTest, GegluDeepTailBf16) { CheckGegluDeepTail<Bf16>(); }
-TEST(FusedTest, GegluRowsF32) { CheckGegluRows<F32>(); }
-TEST(FusedTest, GegluRowsBf16) { CheckGegluRows<Bf16>(); }
-TEST(FusedTest, GegluRowsF16) { CheckGegluRows<F16>(); }
-TEST(FusedTest, ArgumentsF32) { CheckArguments<F32>(); }
-TEST(FusedTest, ArgumentsBf16) { CheckArguments<Bf16>(); }
-TEST(FusedTest, ArgumentsF16) { CheckArguments<F16>(); }
+// Every test of the fused kernels on every SIMD target compiled in and supported here.
+class FusedTest : public hwy::TestWithParamTarget {};
+HWY_TARGET_INSTANTIATE_TEST_SUITE_P(FusedTest);
+
+TEST_P(FusedTest, DispatchesToTheTargetUnderTest) {
+  const float x = 1.0f, b = 0.0f;
+  float y;
+  ASSERT_EQ(gelu_bias_forward_f32(&x, &b, &y, 1, 1, GELU_APPROXIMATE_NONE), GELU_OK);  // dispatches
+  EXPECT_STREQ(gelu_simd_target(), hwy::TargetName(GetParam()));
+}
+TEST_P(FusedTest, HalfBackwardRandomGradOutBf16) { CheckHalfBackwardRandomGradOut<Bf16>(); }
+TEST_P(FusedTest, HalfBackwardRandomGradOutF16) { CheckHalfBackwardRandomGradOut<F16>(); }
+TEST_P(FusedTest, BiasForwardF32) { CheckBiasForward<F32>(); }
+TEST_P(FusedTest, BiasForwardBf16) { CheckBiasForward<Bf16>(); }
+TEST_P(FusedTest, BiasForwardF16) { CheckBiasForward<F16>(); }
+TEST_P(FusedTest, BiasForwardBf16EqualsHalfSequenceWhereExact) { CheckBiasForwardAgainstHalfSequence<Bf16>(); }
+TEST_P(FusedTest, BiasForwardF16EqualsHalfSequenceWhereExact) { CheckBiasForwardAgainstHalfSequence<F16>(); }
+TEST_P(FusedTest, BiasBackwardF32) { CheckBiasBackward<F32>(); }
+TEST_P(FusedTest, BiasBackwardBf16) { CheckBiasBackward<Bf16>(); }
+TEST_P(FusedTest, BiasBackwardF16) { CheckBiasBackward<F16>(); }
+TEST_P(FusedTest, BiasBackwardDeterministicF32) { CheckBiasBackwardDeterministic<F32>(); }
+TEST_P(FusedTest, BiasBackwardDeterministicBf16) { CheckBiasBackwardDeterministic<Bf16>(); }
+TEST_P(FusedTest, GegluF32) { CheckGeglu<F32>(); }
+TEST_P(FusedTest, GegluBf16) { CheckGeglu<Bf16>(); }
+TEST_P(FusedTest, GegluF16) { CheckGeglu<F16>(); }
+TEST_P(FusedTest, GegluDeepTailF32) { CheckGegluDeepTail<F32>(); }
+TEST_P(FusedTest, GegluDeepTailBf16) { CheckGegluDeepTail<Bf16>(); }
+TEST_P(FusedTest, GegluRowsF32) { CheckGegluRows<F32>(); }
+TEST_P(FusedTest, GegluRowsBf16) { CheckGegluRows<Bf16>(); }
+TEST_P(FusedTest, GegluRowsF16) { CheckGegluRows<F16>(); }
+// Argument checks, before any dispatch: once.
+TEST(FusedArgumentsTest, ArgumentsF32) { CheckArguments<F32>(); }
+TEST(FusedArgumentsTest, ArgumentsBf16) { CheckArguments<Bf16>(); }
+TEST(FusedArgumentsTest, ArgumentsF16) { CheckArguments<F16>(); }
 
 // The C++ wrappers: shapes from spans, size errors as gelu::Error.
 TEST(FusedCppTest, WrappersMatchCApi) {

@@ -191,7 +191,7 @@ TEST(VariantsTest, GeluFastComputesItsOwnFormula) {
   ASSERT_EQ(gelu_variant_forward_f32(GELU_VARIANT_GELU_FAST, x.data(), fast.data(), n), GELU_OK);
   ASSERT_EQ(gelu_forward_f32(x.data(), tanh_form.data(), n, GELU_APPROXIMATE_TANH), GELU_OK);
   ASSERT_EQ(gelu_variant_backward_f32(GELU_VARIANT_GELU_FAST, ones.data(), x.data(), dfast.data(), n), GELU_OK);
-  double worst = 0, worst_d = 0;
+  gelu::reference::MaxError worst, worst_d;
   size_t differ = 0;
   for (size_t i = 0; i < n; ++i) {
     const double r = FastRef(x[i], false), rd = FastRef(x[i], true);
@@ -199,23 +199,22 @@ TEST(VariantsTest, GeluFastComputesItsOwnFormula) {
       EXPECT_EQ(fast[i], r);
       continue;
     }
-    worst = std::max(worst, std::fabs(fast[i] - r) / UlpF32(r));
+    worst.Add(fast[i], r, std::fabs(fast[i] - r) / UlpF32(r));
     const double abs_err = std::fabs(dfast[i] - rd);
     // The absolute bound only in the near-root window (functions.h), as everywhere else; the far negative tail,
     // where |f'| is small too, keeps the relative one.
-    worst_d = std::max(worst_d, gelu::common::InNearRootWindow(x[i], rd) ? abs_err / 0x1p-24
-                                                                         : abs_err / UlpF32(rd) / 2.0);
+    worst_d.Add(dfast[i], rd, gelu::common::InNearRootWindow(x[i], rd) ? abs_err / 0x1p-24 : abs_err / UlpF32(rd) / 2.0);
     if (std::bit_cast<uint32_t>(fast[i]) != std::bit_cast<uint32_t>(tanh_form[i])) {
       ++differ;
       EXPECT_LE(std::fabs(fast[i] - r), std::fabs(tanh_form[i] - r)) << std::hexfloat << "x=" << x[i];
     }
   }
-  EXPECT_LE(worst, 2.0);
-  EXPECT_LE(worst_d, 1.0);  // 2 ULP, or 2^-24 absolute near the root
+  EXPECT_LE(worst.value, 2.0);
+  EXPECT_LE(worst_d.value, 1.0);  // 2 ULP, or 2^-24 absolute near the root
   // The constants differ by 3.6e-12 relatively, which in the far tail moves about one float result in 100.
   EXPECT_GT(differ, 0u) << "gelu_fast gave gelu_new's bits everywhere: is its own constant used?";
   std::printf("gelu_fast: max %.3f ULP (f), %.3f of the bound (f'); %zu of %zu float32 results differ from gelu_new\n",
-              worst, worst_d, differ, n);
+              worst.value, worst_d.value, differ, n);
 }
 
 // gelu_10: exact GELU for x <= 10, 10 above; gradient f'(x) for x <= 10, 0 above. Like the fused operations it
@@ -239,21 +238,21 @@ TEST(VariantsTest, Gelu10ClipsAtTen) {
   }
   // Against the reference (the documented bound: one rounding of a double evaluation, 0.5 + 2^-6 ULP; the
   // derivative's near-root window, where relative error is meaningless, held to the float32 absolute 2^-24).
-  double worst = 0, worst_d = 0;
+  gelu::reference::MaxError worst, worst_d;
   for (size_t i = 0; i < n; ++i) {
     if (!(x[i] <= 10.0f)) continue;
     const double r = gelu::reference::Forward(x[i], gelu::reference::Form::kNone);
     const double rd = gelu::reference::Derivative(x[i], gelu::reference::Form::kNone);
-    worst = std::max(worst, gelu::reference::UlpErrorF32(y[i], r));
+    worst.Add(y[i], r, gelu::reference::UlpErrorF32(y[i], r));
     if (gelu::common::InNearRootWindow(x[i], rd)) {
       EXPECT_LE(std::fabs(d[i] - rd), 0x1p-24) << x[i];
     } else {
-      worst_d = std::max(worst_d, gelu::reference::UlpErrorF32(d[i], rd));
+      worst_d.Add(d[i], rd, gelu::reference::UlpErrorF32(d[i], rd));
     }
   }
-  EXPECT_LE(worst, 0.5 + 0x1p-6);
-  EXPECT_LE(worst_d, 0.5 + 0x1p-6);
-  EXPECT_GT(worst, 0.49);  // the sample reaches near-halfway cases: the check is not vacuous
+  EXPECT_LE(worst.value, 0.5 + 0x1p-6);
+  EXPECT_LE(worst_d.value, 0.5 + 0x1p-6);
+  EXPECT_GT(worst.value, 0.49);  // the sample reaches near-halfway cases: the check is not vacuous
   // At the bound itself: GELU(10) = 10 - 7.6e-23 rounds to 10 and is not clipped, so the gradient passes.
   const float ten = 10.0f, one = 1.0f;
   float v, g;
@@ -271,21 +270,22 @@ TEST(VariantsTest, Gelu10ClipsAtTen) {
 // The maximum differences from exact GELU stated in docs/VARIANTS.md (double evaluation on a 1e-5 grid over
 // [-20, 20]; the maxima are smooth, so the grid finds them to 4 digits).
 TEST(VariantsTest, DocumentedDifferencesFromExactGelu) {
-  double tanh_f = 0, tanh_d = 0, quick_f = 0, quick_d = 0, fast_tanh = 0;
+  gelu::reference::MaxError tanh_f, tanh_d, quick_f, quick_d, fast_tanh;
+  const auto add = [](gelu::reference::MaxError& m, double v, double exact) { m.Add(v, exact, std::fabs(v - exact)); };
   for (int i = -2000000; i <= 2000000; ++i) {
     const double x = i * 1e-5;
     const double f = gelu::reference::Forward(x, Form::kNone), d = gelu::reference::Derivative(x, Form::kNone);
-    tanh_f = std::max(tanh_f, std::fabs(gelu::reference::Forward(x, Form::kTanh) - f));
-    tanh_d = std::max(tanh_d, std::fabs(gelu::reference::Derivative(x, Form::kTanh) - d));
-    quick_f = std::max(quick_f, std::fabs(gelu::reference::Forward(x, Form::kSigmoid) - f));
-    quick_d = std::max(quick_d, std::fabs(gelu::reference::Derivative(x, Form::kSigmoid) - d));
-    fast_tanh = std::max(fast_tanh, std::fabs(FastRef(x, false) - gelu::reference::Forward(x, Form::kTanh)));
+    add(tanh_f, gelu::reference::Forward(x, Form::kTanh), f);
+    add(tanh_d, gelu::reference::Derivative(x, Form::kTanh), d);
+    add(quick_f, gelu::reference::Forward(x, Form::kSigmoid), f);
+    add(quick_d, gelu::reference::Derivative(x, Form::kSigmoid), d);
+    add(fast_tanh, FastRef(x, false), gelu::reference::Forward(x, Form::kTanh));
   }
-  EXPECT_NEAR(tanh_f, 4.732e-4, 0.001e-4);
-  EXPECT_NEAR(tanh_d, 8.685e-4, 0.001e-4);
-  EXPECT_NEAR(quick_f, 2.033e-2, 0.001e-2);
-  EXPECT_NEAR(quick_d, 2.907e-2, 0.001e-2);
-  EXPECT_NEAR(fast_tanh, 9.1e-13, 0.2e-13);
+  EXPECT_NEAR(tanh_f.value, 4.732e-4, 0.001e-4);
+  EXPECT_NEAR(tanh_d.value, 8.685e-4, 0.001e-4);
+  EXPECT_NEAR(quick_f.value, 2.033e-2, 0.001e-2);
+  EXPECT_NEAR(quick_d.value, 2.907e-2, 0.001e-2);
+  EXPECT_NEAR(fast_tanh.value, 9.1e-13, 0.2e-13);
 }
 
 TEST(VariantsCppTest, SpansAndTypes) {
