@@ -7,6 +7,7 @@
 //   below that, absolute error < 2^-166 (2^-17 of the smallest float32 spacing, 2^-149);
 //   derivatives in the near-root window (src/common/functions.h): absolute error < 2^-53.
 // Each is 2^-16 or less of a float32 ULP, so the reference decides every float32 comparison.
+// Also: the figures README.md and docs/ACCURACY.md state for the naive float32 formula (src/reference/naive.h).
 #include <bit>
 #include <cmath>
 #include <cstdint>
@@ -17,6 +18,7 @@
 
 #include "gtest/gtest.h"
 #include "src/common/functions.h"
+#include "src/reference/naive.h"
 #include "src/reference/reference.h"
 #include "src/reference/ulp.h"
 #include "tests/mpfr_oracle.h"
@@ -135,6 +137,29 @@ TEST(MaxErrorTest, NanMismatchFailsTheBound) {
   gelu::reference::Worst merged;
   merged.Merge(w);
   EXPECT_FALSE(merged.Within(fn));
+
+// The figures README.md and docs/ACCURACY.md give for the usual formula 0.5f*x*(1+erff(x/sqrt 2)) in float32
+// (src/reference/naive.h, this libm's erff), against the reference: "4% off at x = -5, 57% at -5.5, and returns 0
+// from x = -5.5426, where GELU is still -8.3e-8", each figure to the digits it is stated with.
+TEST(ReferenceTest, NaiveFloatFormulaFiguresAsStated) {
+  const auto naive = [](float x) { return gelu::reference::NaiveForward(x, gelu::common::kNone); };
+  const auto ref = [](float x) { return gelu::reference::Forward(x, gelu::common::kNone); };
+  const auto percent_off = [&](float x) { return std::lround(100 * std::fabs((naive(x) - ref(x)) / ref(x))); };
+  EXPECT_EQ(percent_off(-5.0f), 4);
+  EXPECT_EQ(percent_off(-5.5f), 57);
+  // The first float below -5 (going down) where the formula returns 0, and from there down to -64 it stays 0
+  // (1 + erff rounds to exactly 0; below -64 erff(x/sqrt 2) is -1 all the more).
+  float first_zero = -5.0f;
+  while (naive(first_zero) != 0) first_zero = std::nextafter(first_zero, -INFINITY);
+  uint64_t nonzero = 0;
+  for (float x = first_zero; x >= -64.0f; x = std::nextafter(x, -INFINITY)) nonzero += naive(x) != 0;
+  EXPECT_EQ(nonzero, 0u);
+  std::printf("naive float32 formula: %.4f%% off at -5, %.4f%% at -5.5, first 0 at x=%a (%.7g), GELU there %.4g\n",
+              100 * std::fabs((naive(-5.0f) - ref(-5.0f)) / ref(-5.0f)),
+              100 * std::fabs((naive(-5.5f) - ref(-5.5f)) / ref(-5.5f)), first_zero, first_zero, ref(first_zero));
+  EXPECT_EQ(std::lround(first_zero * 1e4), -55426) << std::hexfloat << first_zero;
+  EXPECT_LT(ref(first_zero), 0.0);
+  EXPECT_EQ(std::lround(ref(first_zero) * 1e9), -83) << ref(first_zero);  // -8.3e-8
 }
 
 }  // namespace

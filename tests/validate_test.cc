@@ -6,6 +6,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <bit>
 #include <cstdint>
 #include <vector>
 
@@ -35,14 +37,26 @@ TEST(Validate, SizesWhoseByteCountOverflowsAreInvalid) {
   EXPECT_EQ(Elementwise(4, 1, false, nullptr, x.data(), y.data(), SIZE_MAX / 4), Verdict::kInvalid);
   EXPECT_EQ(BiasBackward(4, 1, nullptr, nullptr, nullptr, nullptr, y.data(), 0, SIZE_MAX / 4 + 1), Verdict::kInvalid);
   EXPECT_EQ(GegluRowsForward(2, 1, x.data(), y.data(), 1, SIZE_MAX / 4 + 1), Verdict::kInvalid);
-  // Through the C API, before any element is touched (these would otherwise run off the arrays).
+  // Through the C API, before any element is touched (these would otherwise run off the arrays): the refused call
+  // writes nothing, so the output's sentinel bits survive.
+  const uint32_t kSentinel = 0xA5C3E1F7u;
+  const auto refill = [&] { for (float& v : y) v = std::bit_cast<float>(kSentinel); };
+  const auto untouched = [&] {
+    return std::all_of(y.begin(), y.end(), [&](float v) { return std::bit_cast<uint32_t>(v) == kSentinel; });
+  };
+  refill();
   EXPECT_EQ(gelu_forward_f32(x.data(), y.data(), SIZE_MAX / 4 + 1, GELU_APPROXIMATE_NONE), GELU_INVALID_ARGUMENT);
+  EXPECT_TRUE(untouched()) << "gelu_forward_f32 wrote to y";
+  refill();
   EXPECT_EQ(gelu_forward_f64(reinterpret_cast<double*>(x.data()), reinterpret_cast<double*>(y.data()),
                              SIZE_MAX / 8 + 1, GELU_APPROXIMATE_NONE),
             GELU_INVALID_ARGUMENT);
+  EXPECT_TRUE(untouched()) << "gelu_forward_f64 wrote to y";
+  refill();
   EXPECT_EQ(gelu_bias_backward_f32(nullptr, nullptr, nullptr, nullptr, y.data(), 0, SIZE_MAX / 4 + 1,
                                    GELU_APPROXIMATE_NONE),
             GELU_INVALID_ARGUMENT);
+  EXPECT_TRUE(untouched()) << "gelu_bias_backward_f32 wrote to grad_bias";
 }
 
 TEST(Validate, NothingToDoComesBeforeThePointerRules) {
