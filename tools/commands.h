@@ -144,8 +144,22 @@ struct PlotOptions {
   double leaky_slope = 0.1;
   bool quiet = false;
 };
-// Writes gelu_vs_relu.{png,svg} and gelu_approx_error.{png,svg} into outdir; returns the paths written.
+// Writes gelu_vs_relu.{png,svg} and gelu_approx_error.{png,svg} into outdir, all of them or none
+// (PrepareOutputDirectory, DrawPlots, then ReplaceFiles); returns the paths written.
 std::vector<std::string> MakePlots(const PlotOptions& o);
+// A figure DrawPlots drew: its file name (gelu_vs_relu.png, ...) and its bytes.
+struct Figure {
+  std::string name, contents;
+};
+// The file names of the figures, in the order DrawPlots returns them.
+std::vector<std::string> FigureNames();
+// Computes the curves, runs the plotting script into a temporary directory (removed before it returns) and returns
+// every figure it drew; writes nothing into outdir. Throws Failure if the script fails or leaves a figure out.
+std::vector<Figure> DrawPlots(const PlotOptions& o);
+// Creates `outdir` if it is missing, checks that it is writable and that each of `names` in it can be replaced
+// (CheckReplaceable): what MakePlots and `gelu report` check before the long steps. Throws Failure or
+// ReplaceFileError.
+void PrepareOutputDirectory(const std::string& outdir, const std::vector<std::string>& names);
 // What MakePlots checks before it computes anything (MakePlots calls it; `gelu report` calls it before its first
 // section): --leaky-slope in (0, 1), the interpreter an executable file, the plotting script found. Throws Failure.
 void CheckPlotOptions(const PlotOptions& o);

@@ -118,7 +118,7 @@ int Spawn(const std::vector<std::string>& argv) {
   return 128 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
 }
 
-// The files the script draws, in the order they are copied into OUTDIR.
+// The files the script draws, in the order DrawPlots returns them and ReplaceFiles renames them into OUTDIR.
 constexpr const char* kFigures[] = {"gelu_vs_relu.png", "gelu_vs_relu.svg", "gelu_approx_error.png",
                                     "gelu_approx_error.svg"};
 // The CSV files gelu writes for the script.
@@ -164,17 +164,10 @@ void CheckPlotOptions(const PlotOptions& o) {
   (void)FindScript();
 }
 
-std::vector<std::string> MakePlots(const PlotOptions& o) {
+std::vector<std::string> FigureNames() { return {std::begin(kFigures), std::end(kFigures)}; }
+
+std::vector<Figure> DrawPlots(const PlotOptions& o) {
   CheckPlotOptions(o);
-  std::error_code ec;
-  if (!std::filesystem::is_directory(o.outdir, ec)) {
-    // Create the output directory (one level or many), as `gelu report -o DIR` promises to.
-    std::filesystem::create_directories(o.outdir, ec);
-    if (ec) throw Failure(fmt::format("cannot create output directory '{}': {}", o.outdir, ec.message()));
-  }
-  if (::access(o.outdir.c_str(), W_OK) != 0) {
-    throw Failure(fmt::format("output directory '{}' is not writable: {}", o.outdir, std::strerror(errno)));
-  }
   const std::filesystem::path script = FindScript();
   const Extremum m = FindMinimum(Approximation::none);
   const std::vector<Approximation> forms = AllForms();
@@ -224,31 +217,55 @@ std::vector<std::string> MakePlots(const PlotOptions& o) {
     throw Failure(fmt::format("'{} {}' failed with exit status {}{}", o.python, script.string(), rc,
                               rc == 3 ? " (matplotlib is missing: apt-get install python3-matplotlib)" : ""));
   }
-  // The script draws into the temporary directory; only once it has drawn every figure are they copied into
-  // OUTDIR, each by ReplaceFile, and only after every destination passed ReplaceFile's checks (a directory or a
-  // device in a figure's place is refused before any figure is replaced). So a failing script, a missing figure
-  // or a refused destination leaves OUTDIR's files as they were; only a write that fails part way through (a full
-  // disk) can leave some figures new and the rest old, each of them whole.
-  std::vector<std::string> drawn;
+  // Every figure read whole, or nothing returned: a missing figure fails before the caller replaces any file.
+  std::vector<Figure> drawn;
+  std::error_code ec;
   for (const char* name : kFigures) {
     const auto p = tmp.Figures() / name;
     std::ifstream f(p, std::ios::binary);
     if (!std::filesystem::is_regular_file(p, ec) || !f) {
       throw Failure(fmt::format("the script did not write {} (nothing in '{}' was changed)", name, o.outdir));
     }
-    drawn.emplace_back(std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>());
+    drawn.push_back({name, std::string(std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>())});
     const auto size = std::filesystem::file_size(p, ec);
-    if (ec || size != drawn.back().size()) {
+    if (ec || size != drawn.back().contents.size()) {
       throw Failure(fmt::format("cannot read the drawn {} (nothing in '{}' was changed)", name, o.outdir));
     }
   }
-  std::vector<std::string> written;
-  for (const char* name : kFigures) (void)CheckReplaceable(std::filesystem::path(o.outdir) / name);
-  for (size_t i = 0; i < std::size(kFigures); ++i) {
-    const auto p = std::filesystem::path(o.outdir) / kFigures[i];
-    ReplaceFile(p, drawn[i]);
-    written.push_back(p.string());
+  return drawn;
+}
+
+void PrepareOutputDirectory(const std::string& outdir, const std::vector<std::string>& names) {
+  std::error_code ec;
+  if (!std::filesystem::is_directory(outdir, ec)) {
+    // Create the output directory (one level or many), as `gelu plot -o DIR` and `gelu report -o DIR` promise.
+    std::filesystem::create_directories(outdir, ec);
+    if (ec || !std::filesystem::is_directory(outdir)) {
+      throw Failure(fmt::format("cannot create output directory '{}': {}", outdir,
+                                ec ? ec.message() : "a file of that name exists"));
+    }
   }
+  if (::access(outdir.c_str(), W_OK) != 0) {
+    throw Failure(fmt::format("output directory '{}' is not writable: {}", outdir, std::strerror(errno)));
+  }
+  for (const std::string& name : names) (void)CheckReplaceable(std::filesystem::path(outdir) / name);
+}
+
+std::vector<std::string> MakePlots(const PlotOptions& o) {
+  CheckPlotOptions(o);
+  PrepareOutputDirectory(o.outdir, FigureNames());
+  // The script draws into a temporary directory; only once it has drawn every figure are they written into
+  // OUTDIR, all together by ReplaceFiles (every destination checked, every figure written to its temporary file,
+  // then the renames). So a failing script, a missing figure, a refused destination or a write that fails leaves
+  // OUTDIR's files as they were.
+  const std::vector<Figure> drawn = DrawPlots(o);
+  std::vector<NewFile> files;
+  std::vector<std::string> written;
+  for (const Figure& f : drawn) {
+    files.push_back({std::filesystem::path(o.outdir) / f.name, f.contents});
+    written.push_back(files.back().path.string());
+  }
+  ReplaceFiles(files);
   return written;
 }
 

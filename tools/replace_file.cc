@@ -10,6 +10,8 @@
 
 #include <cerrno>
 #include <cstring>
+#include <memory>
+#include <vector>
 
 namespace gelu {
 namespace {
@@ -80,55 +82,105 @@ ReplaceTarget CheckReplaceable(const std::filesystem::path& path) {
   return {path, dir, 0666 & ~mask};
 }
 
-void ReplaceFile(const std::filesystem::path& requested, std::initializer_list<std::span<const std::byte>> parts) {
-  const ReplaceTarget target = CheckReplaceable(requested);
-  const std::filesystem::path& path = target.path;
-  const std::filesystem::path& dir = target.dir;
-  const mode_t mode = target.mode;
-  const std::string name = "'" + path.string() + "'";
-  // The temporary name adds 12 characters to the target's: cut at 200 so that a name near the 255-byte limit still
-  // gets a temporary file (mkstemp failed with "File name too long").
-  const std::string base = path.filename().string().substr(0, 200);
-  std::string tmp = UniqueNameTemplate((dir / ("." + base + ".tmp-")).string());
-  TemporaryFile guard;
-  const int fd = guard.Create(tmp);
-  if (fd < 0) {
-    throw ReplaceFileError("cannot write " + name + ": cannot create a file in '" + dir.string() +
-                           "': " + Errno(errno));
-  }
-  const auto fail = [&](const std::string& what, int e) {
-    ::close(fd);
-    ::unlink(tmp.c_str());
-    throw ReplaceFileError("cannot write " + name + ": " + what + ": " + Errno(e));
-  };
-  // Part by part, straight from the caller's memory (npy::Write: the header, then the array's data, with no second
-  // copy of a large array).
-  for (const std::span<const std::byte> part : parts) {
-    size_t done = 0;
-    while (done < part.size()) {
-      const ssize_t w = ::write(fd, part.data() + done, part.size() - done);
-      if (w < 0) {
-        if (errno == EINTR) continue;
-        fail("write failed", errno);
-      }
-      done += static_cast<size_t>(w);
+namespace {
+
+// A new file written in full to its temporary file beside `target.path` and flushed (the constructor), then renamed
+// over it (Commit). Destroyed before its Commit, it removes the temporary file.
+class PendingFile {
+ public:
+  PendingFile(const ReplaceTarget& target, std::span<const std::span<const std::byte>> parts) : target_(target) {
+    const std::filesystem::path& path = target_.path;
+    const std::filesystem::path& dir = target_.dir;
+    const std::string name = "'" + path.string() + "'";
+    // The temporary name adds 12 characters to the target's: cut at 200 so that a name near the 255-byte limit
+    // still gets a temporary file (mkstemp failed with "File name too long").
+    const std::string base = path.filename().string().substr(0, 200);
+    tmp_ = UniqueNameTemplate((dir / ("." + base + ".tmp-")).string());
+    const int fd = guard_.Create(tmp_);
+    if (fd < 0) {
+      throw ReplaceFileError("cannot write " + name + ": cannot create a file in '" + dir.string() +
+                             "': " + Errno(errno));
     }
+    const auto fail = [&](const std::string& what, int e) {
+      ::close(fd);
+      ::unlink(tmp_.c_str());
+      throw ReplaceFileError("cannot write " + name + ": " + what + ": " + Errno(e));
+    };
+    // Part by part, straight from the caller's memory (npy::Write: the header, then the array's data, with no
+    // second copy of a large array).
+    for (const std::span<const std::byte> part : parts) {
+      size_t done = 0;
+      while (done < part.size()) {
+        const ssize_t w = ::write(fd, part.data() + done, part.size() - done);
+        if (w < 0) {
+          if (errno == EINTR) continue;
+          fail("write failed", errno);
+        }
+        done += static_cast<size_t>(w);
+      }
+    }
+    // fsync before rename: otherwise a crash could leave OUT renamed but empty (the rename can reach the disk
+    // before the data does).
+    if (::fchmod(fd, target_.mode) != 0) fail("chmod failed", errno);
+    if (::fsync(fd) != 0) fail("fsync failed", errno);
+    if (::close(fd) != 0) {
+      const int e = errno;
+      ::unlink(tmp_.c_str());
+      throw ReplaceFileError("cannot write " + name + ": close failed: " + Errno(e));
+    }
+    pending_ = true;
   }
-  // fsync before rename: otherwise a crash could leave OUT renamed but empty (the rename can reach the disk
-  // before the data does).
-  if (::fchmod(fd, mode) != 0) fail("chmod failed", errno);
-  if (::fsync(fd) != 0) fail("fsync failed", errno);
-  if (::close(fd) != 0) {
-    const int e = errno;
-    ::unlink(tmp.c_str());
-    throw ReplaceFileError("cannot write " + name + ": close failed: " + Errno(e));
+  PendingFile(const PendingFile&) = delete;
+  PendingFile& operator=(const PendingFile&) = delete;
+  ~PendingFile() {
+    if (pending_) ::unlink(tmp_.c_str());
   }
-  if (::rename(tmp.c_str(), path.c_str()) != 0) {
-    const int e = errno;
-    ::unlink(tmp.c_str());
-    throw ReplaceFileError("cannot write " + name + ": rename failed: " + Errno(e));
+
+  // Renames the temporary file over the target. `replaced`: the files a ReplaceFiles call replaced before this
+  // one, named in the message if the rename fails.
+  void Commit(const std::string& replaced = "") {
+    if (::rename(tmp_.c_str(), target_.path.c_str()) != 0) {
+      const int e = errno;
+      throw ReplaceFileError("cannot write '" + target_.path.string() + "': rename failed: " + Errno(e) +
+                             (replaced.empty() ? "" : " (already replaced: " + replaced + ")"));
+    }
+    pending_ = false;
+    guard_.Untrack();
   }
-  guard.Untrack();
+  const std::filesystem::path& path() const { return target_.path; }
+
+ private:
+  ReplaceTarget target_;
+  std::string tmp_;
+  TemporaryFile guard_;
+  bool pending_ = false;
+};
+
+}  // namespace
+
+void ReplaceFile(const std::filesystem::path& requested, std::initializer_list<std::span<const std::byte>> parts) {
+  PendingFile file(CheckReplaceable(requested), std::span(parts.begin(), parts.size()));
+  file.Commit();
+}
+
+void ReplaceFiles(std::span<const NewFile> files) {
+  // The outermost guard, so that the pending files' guards may end in any order (CleanupOnSignal nests in
+  // reverse order of construction only).
+  const CleanupOnSignal guard;
+  std::vector<ReplaceTarget> targets;
+  for (const NewFile& f : files) targets.push_back(CheckReplaceable(f.path));
+  // Every file written before the first rename; a failure destroys the pending files written so far, which
+  // removes their temporary files.
+  std::vector<std::unique_ptr<PendingFile>> pending;
+  for (size_t i = 0; i < files.size(); ++i) {
+    const std::span<const std::byte> bytes = std::as_bytes(std::span(files[i].contents));
+    pending.push_back(std::make_unique<PendingFile>(targets[i], std::span(&bytes, 1)));
+  }
+  std::string replaced;
+  for (const std::unique_ptr<PendingFile>& f : pending) {
+    f->Commit(replaced);
+    replaced += (replaced.empty() ? "'" : ", '") + f->path().string() + "'";
+  }
 }
 
 }  // namespace gelu

@@ -13,6 +13,7 @@
 #include <span>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 
 namespace gelu {
 
@@ -46,6 +47,23 @@ ReplaceTarget CheckReplaceable(const std::filesystem::path& path);
 inline void ReplaceFile(const std::filesystem::path& path, const std::string& text) {
   ReplaceFile(path, {std::as_bytes(std::span<const char>(text.data(), text.size()))});
 }
+
+// One file of a ReplaceFiles call: where it goes and what it holds.
+struct NewFile {
+  std::filesystem::path path;
+  std::string_view contents;
+};
+
+// ReplaceFile for several files at once (`gelu report`'s report.md and figures, `gelu plot`'s figures), all or
+// nothing as far as a failure gelu can see coming: first every destination is checked (CheckReplaceable), then
+// every file is written in full to its temporary file beside its destination and flushed (fsync), and only once
+// all of them are is each renamed over its destination, in the order given. A refused destination or a write that
+// fails (a full disk, a file-size limit) removes every temporary file and leaves every destination untouched.
+// Only a rename that fails (an I/O error, or a destination changed under gelu since its check) or a signal
+// between the first rename and the last can leave some files new and the rest old, each of them whole; such a
+// failed rename's message names the files already replaced. A signal before the renames removes every temporary
+// file, as ReplaceFile's. Throws ReplaceFileError.
+void ReplaceFiles(std::span<const NewFile> files);
 
 }  // namespace gelu
 

@@ -73,26 +73,30 @@ std::string BenchSummary(const BenchResult& r) {
 int RunReport(const ReportOptions& o) {
   const auto t0 = std::chrono::steady_clock::now();
   std::string md = "# gelu report\n\n";
-  const auto section = [&](const std::string& title, const std::string& body) {
+  const auto print = [](const std::string& title, const std::string& body) {
     std::printf("== %s ==\n%s\n", title.c_str(), body.c_str());
     std::fflush(stdout);
+  };
+  const auto add = [&](const std::string& title, const std::string& body) {
     md += fmt::format("## {}\n\n```\n{}```\n\n", title, body);
+  };
+  const auto section = [&](const std::string& title, const std::string& body) {
+    print(title, body);
+    add(title, body);
   };
   const auto note = [&](const char* what) {
     if (o.progress && StderrIsTerminal()) std::fprintf(stderr, "report: %s...\r", what);
   };
-  // Check the output directory first, so a bad -o fails in a second, not after the benchmark.
-  std::error_code ec;
-  std::filesystem::create_directories(o.outdir, ec);
-  if (ec || !std::filesystem::is_directory(o.outdir)) {
-    throw Failure(fmt::format("cannot create output directory '{}': {}", o.outdir,
-                              ec ? ec.message() : "a file of that name exists"));
-  }
-  // And the plotting tools, so that a bad --python fails before any section is printed.
+  // Check the output directory and every file of the report first (and the plotting tools: a bad --python), so
+  // that a bad -o, or a directory where report.md or a figure goes, fails in a second, before any section is
+  // printed, not after the benchmark.
   PlotOptions po;
   po.outdir = o.outdir;
   po.python = o.python;
   CheckPlotOptions(po);
+  std::vector<std::string> names = FigureNames();
+  names.push_back("report.md");
+  PrepareOutputDirectory(o.outdir, names);
   section("Machine", fmt::format("SIMD target {}, {} hardware threads, gelu {}\n", gelu::simd_target(),
                                  std::thread::hardware_concurrency(), GELU_VERSION));
   section("Facts", FormatFacts());
@@ -111,14 +115,22 @@ int RunReport(const ReportOptions& o) {
   section("Speed (gelu bench --quick)", BenchSummary(bench) + "\n" + bench.method + "\nFull table: gelu bench\n");
 
   note("figures");
-  const std::vector<std::string> figures = MakePlots(po);
+  const std::vector<Figure> figures = DrawPlots(po);
+  // report.md and the figures are written together, all of them or none (ReplaceFiles): a step that fails,
+  // figures included, leaves a previous report in DIR as it was, every file of it.
+  std::vector<NewFile> files;
   std::string list;
-  for (const std::string& f : figures) list += f + "\n";
-  section("Figures", list);
+  for (const Figure& f : figures) {
+    files.push_back({std::filesystem::path(o.outdir) / f.name, f.contents});
+    list += files.back().path.string() + "\n";
+  }
+  add("Figures", list);
   md += "![GELU vs ReLU vs Leaky ReLU](gelu_vs_relu.png)\n\n![Error of each approximation](gelu_approx_error.png)\n";
 
   const auto path = std::filesystem::path(o.outdir) / "report.md";
-  ReplaceFile(path, md);
+  files.push_back({path, md});
+  ReplaceFiles(files);
+  print("Figures", list);  // once they are written
   const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   std::printf("Report written to %s (figures beside it) in %s. Accuracy: %s.\n", path.string().c_str(),
               Duration(s).c_str(), acc.all_pass() ? "every claim holds" : "a claim FAILS (see above)");

@@ -353,31 +353,89 @@ def fmt_spread(values, digits=3, scale=1.0):
     return f"{m:.{digits}f} [{lo:.{digits}f}, {hi:.{digits}f}]"
 
 
+# Each claim's verdict from its numbers alone, without training or timing anything: check_claims computes the
+# numbers from a run and passes them here. The rules are those of docs/CLAIMS.md ("Verdicts"), and
+# python/tests/test_claims.py flips each of them on synthetic numbers either side of its threshold.
+
+def verdict_outperforms(train, acc):
+    """Claim 1. train, acc: {(activation, dropout): [final training loss, resp. test accuracy, per seed in seed
+    order]} for gelu, relu and elu at every dropout in DROPOUTS. Does not hold if GELU's median training loss (the
+    paper's metric) is not below a rival's at some dropout; holds here but not in general if it is, but GELU's
+    median test accuracy is not above a rival's, or some paired seed does not beat the rival on both; holds
+    otherwise. Returns (verdict, [what GELU loses])."""
+    lost_metric, lost_other = [], []
+    for d in DROPOUTS:
+        for rival in ("relu", "elu"):
+            gl, rl, ga, ra = train["gelu", d], train[rival, d], acc["gelu", d], acc[rival, d]
+            if statistics.median(gl) >= statistics.median(rl):
+                lost_metric.append(f"training loss vs {rival} at dropout {d:g}")
+            if statistics.median(ga) <= statistics.median(ra):
+                lost_other.append(f"test accuracy vs {rival} at dropout {d:g}")
+            seed_wins = sum(a < b and c > e for a, b, c, e in zip(gl, rl, ga, ra))
+            if seed_wins < len(gl):
+                lost_other.append(f"{len(gl) - seed_wins} of {len(gl)} seeds (loss and accuracy) vs {rival} at "
+                                  f"dropout {d:g}")
+    return (FAILS if lost_metric else HOLDS_HERE if lost_other else HOLDS), lost_metric + lost_other
+
+
+def verdict_dead_units(dead):
+    """Claim 2. dead: {activation: the largest, over layers and dropout settings, median over seeds of the fraction
+    of dead units} for gelu and relu. Does not hold if some layer has dead GELU units (a fraction above 0); holds
+    if none has and ReLU has dead units somewhere (the contrast the claim states); holds here but not in general if
+    neither has any (no GELU unit died, but this run does not show ReLU's)."""
+    if dead["gelu"] > 0:
+        return FAILS
+    return HOLDS if dead["relu"] > 0 else HOLDS_HERE
+
+
+def verdict_expensive(ratios):
+    """Claim 3a. ratios: {implementation: {"forward": r, "backward": r}}, r = the exact form's time over the cheaper
+    approximation's. An implementation finds the exact form expensive when r >= EXPENSIVE for both ops. Holds if
+    every implementation does, holds here but not in general if some do, does not hold if none does."""
+    n = sum(all(r >= EXPENSIVE for r in ops.values()) for ops in ratios.values())
+    return HOLDS if n == len(ratios) else HOLDS_HERE if n > 0 else FAILS
+
+
+def verdict_approximations(acc):
+    """Claim 3b. acc: {(activation, dropout): [final test accuracy per seed]} for gelu and APPROXIMATE_GELUS at
+    every dropout. For each approximation and dropout, diff = its median minus exact GELU's and noise = the larger
+    of the two seed ranges (max - min); does not hold if some |diff| > noise, holds otherwise. Returns
+    (verdict, [(form, dropout, diff, noise)], [the cases outside seed noise])."""
+    cases, outside = [], []
+    for form in APPROXIMATE_GELUS:
+        for d in DROPOUTS:
+            e, f = acc["gelu", d], acc[form, d]
+            noise = max(max(e) - min(e), max(f) - min(f))
+            diff = statistics.median(f) - statistics.median(e)
+            cases.append((form, d, diff, noise))
+            if abs(diff) > noise:
+                outside.append(f"{form} at dropout {d:g}")
+    return (FAILS if outside else HOLDS), cases, outside
+
+
+def verdict_regularizes(gaps):
+    """Claim 4. gaps: {(activation, dropout): median final test loss minus training loss} for gelu, relu and elu at
+    dropout 0 and 0.5. Does not hold if GELU's gap without dropout is not the smallest of the three; holds here but
+    not in general if it is but dropout 0.5 still shrinks it (GELU itself adds no noise); holds if it is and
+    dropout does not shrink it."""
+    smallest = gaps["gelu", 0.0] < min(gaps["relu", 0.0], gaps["elu", 0.0])
+    shrinks = gaps["gelu", 0.0] - gaps["gelu", 0.5] > 0
+    return FAILS if not smallest else HOLDS_HERE if shrinks else HOLDS
+
+
 def check_claims(chosen, cost, approx_err, edges):
     """[(claim, measurement, verdict)], every number and verdict from this run's results."""
     med = {k: {"train": statistics.median(final(v, "train_loss")), "acc": statistics.median(final(v, "test_acc")),
                "gap": statistics.median(gap(v))} for k, v in chosen.items()}
+    train = {k: final(v, "train_loss") for k, v in chosen.items()}
+    acc = {k: final(v, "test_acc") for k, v in chosen.items()}
     rows = []
 
     # 1. The paper's metric is the training loss; "consistently" also asks for test accuracy and every seed.
-    lost_metric, lost_other, notes = [], [], []
-    for d in DROPOUTS:
-        for rival in ("relu", "elu"):
-            g, r = chosen["gelu", d], chosen[rival, d]
-            if med["gelu", d]["train"] >= med[rival, d]["train"]:
-                lost_metric.append(f"training loss vs {rival} at dropout {d:g}")
-            if med["gelu", d]["acc"] <= med[rival, d]["acc"]:
-                lost_other.append(f"test accuracy vs {rival} at dropout {d:g}")
-            seed_wins = sum(a["train_loss"][-1] < b["train_loss"][-1] and a["test_acc"][-1] > b["test_acc"][-1]
-                            for a, b in zip(g, r))
-            if seed_wins < len(g):
-                lost_other.append(f"{len(g) - seed_wins} of {len(g)} seeds (loss and accuracy) vs {rival} at "
-                                  f"dropout {d:g}")
-        notes.append(f"dropout {d:g}: final training loss " + ", ".join(
-            f"{a} {med[a, d]['train']:.4f}" for a in ("gelu", "relu", "elu")) + "; test accuracy " + ", ".join(
-            f"{a} {100 * med[a, d]['acc']:.2f}%" for a in ("gelu", "relu", "elu")))
-    verdict = FAILS if lost_metric else HOLDS_HERE if lost_other else HOLDS
-    losses = lost_metric + lost_other
+    verdict, losses = verdict_outperforms(train, acc)
+    notes = [f"dropout {d:g}: final training loss " + ", ".join(
+        f"{a} {med[a, d]['train']:.4f}" for a in ("gelu", "relu", "elu")) + "; test accuracy " + ", ".join(
+        f"{a} {100 * med[a, d]['acc']:.2f}%" for a in ("gelu", "relu", "elu")) for d in DROPOUTS]
     rows.append(("1. GELU consistently outperforms ReLU and its variants (paper: lowest median training loss)",
                  "Medians over seeds. " + "; ".join(notes) + ". GELU loses: " + ("; ".join(losses) or "nothing")
                  + ".", verdict))
@@ -389,51 +447,39 @@ def check_claims(chosen, cost, approx_err, edges):
                  f"Largest per-layer median fraction of units with |f'(z)| < {DEAD_GRADIENT:g} on every training "
                  "image: " + ", ".join(f"{a} {100 * dead[a]:.1f}%" for a in dead) + ". A unit is that dead "
                  "whenever all its pre-activations lie below " + ", ".join(
-                     f"{a} {edges[a]:.2f}" for a in ("gelu", "relu", "elu")) + ", so GELU units can die too.",
-                 FAILS if dead["gelu"] > 0 else HOLDS_HERE))
+                     f"{a} {edges[a]:.2f}" for a in ("gelu", "relu", "elu")) + ", so GELU units can die too; "
+                 "the verdict counts those that did.", verdict_dead_units(dead)))
 
     # 3a. Cost of the exact form against the cheaper approximation, per implementation and op.
-    ratios, expensive = [], {}
-    for impl in ("torch", "ours"):
-        r = {op: cost[impl, EXACT, op] / min(cost[impl, f, op] for f in FORMS if f != EXACT)
-             for op in ("forward", "backward")}
-        expensive[impl] = all(v >= EXPENSIVE for v in r.values())
-        name = "PyTorch" if impl == "torch" else "this library"
-        ratios.append(f"{name} {r['forward']:.2f}x forward, {r['backward']:.2f}x backward")
+    ratios = {impl: {op: cost[impl, EXACT, op] / min(cost[impl, f, op] for f in FORMS if f != EXACT)
+                     for op in ("forward", "backward")} for impl in ("torch", "ours")}
+    shown = [f"{'PyTorch' if impl == 'torch' else 'this library'} {r['forward']:.2f}x forward, "
+             f"{r['backward']:.2f}x backward" for impl, r in ratios.items()]
     epoch = {a: statistics.median(t for d in DROPOUTS for run in chosen[a, d] for t in run["epoch_cpu_s"])
              for a in (*GELU_FORMS, "relu")}
-    n_exp = sum(expensive.values())
     rows.append(("3a. erf is expensive, hence the tanh and sigmoid approximations",
                  f"Exact form's time over the cheaper approximation's ({COST_ELEMENTS >> 10} Ki float32, 1 thread; "
-                 f"expensive = at least {EXPENSIVE:g}x): " + "; ".join(ratios) + ". Whole training epoch (CPU s, "
+                 f"expensive = at least {EXPENSIVE:g}x): " + "; ".join(shown) + ". Whole training epoch (CPU s, "
                  "median): " + ", ".join(f"{a} {t:.2f}" for a, t in epoch.items()) + ".",
-                 HOLDS if n_exp == 2 else HOLDS_HERE if n_exp == 1 else FAILS))
+                 verdict_expensive(ratios)))
 
     # 3b. The approximations' error against training outcomes, within seed noise?
-    outside, notes = [], []
-    for form in APPROXIMATE_GELUS:
-        for d in DROPOUTS:
-            e, f = final(chosen["gelu", d], "test_acc"), final(chosen[form, d], "test_acc")
-            noise = max(max(e) - min(e), max(f) - min(f))
-            diff = statistics.median(f) - statistics.median(e)
-            notes.append(f"{form} dropout {d:g}: {100 * diff:+.2f} points (seed range {100 * noise:.2f})")
-            if abs(diff) > noise:
-                outside.append(f"{form} at dropout {d:g}")
+    verdict, cases, outside = verdict_approximations(acc)
+    notes = [f"{form} dropout {d:g}: {100 * diff:+.2f} points (seed range {100 * noise:.2f})"
+             for form, d, diff, noise in cases]
     rows.append(("3b. The approximations cost a little precision that does not matter for training",
                  "Max |approximation - exact| on [-10, 10]: " + ", ".join(
                      f"{f} {v:.2g}" for f, v in approx_err.items()) + ". Median test accuracy against exact GELU: "
-                 + "; ".join(notes) + ". Outside seed noise: " + (", ".join(outside) or "none") + ".",
-                 FAILS if outside else HOLDS))
+                 + "; ".join(notes) + ". Outside seed noise: " + (", ".join(outside) or "none") + ".", verdict))
 
     # 4. Regularization: the train-test gap without dropout, and what dropout still adds.
     g0 = {a: med[a, 0.0]["gap"] for a in ("gelu", "relu", "elu")}
     drop_gain = {a: med[a, 0.0]["gap"] - med[a, 0.5]["gap"] for a in ("gelu", "relu", "elu")}
-    smallest = g0["gelu"] < min(g0["relu"], g0["elu"])
     rows.append(("4. GELU regularizes (the stochastic-gating reading of it)",
                  "Median test loss minus training loss, no dropout: " + ", ".join(
                      f"{a} {v:.4f}" for a, v in g0.items()) + "; how much dropout 0.5 shrinks it: " + ", ".join(
                      f"{a} {v:.4f}" for a, v in drop_gain.items()) + ".",
-                 FAILS if not smallest else HOLDS_HERE if drop_gain["gelu"] > 0 else HOLDS))
+                 verdict_regularizes({k: v["gap"] for k, v in med.items()})))
     return rows
 
 

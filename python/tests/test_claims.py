@@ -132,3 +132,138 @@ def test_idx_reader_rejects_a_truncated_file(tmp_path):
         f.write(raw[:-1])
     with pytest.raises(claims.UsageError, match="header says"):
         claims.read_idx(str(bad))
+
+
+# ---------------------------------------------------------------------------------------------------- verdicts
+# Each verdict rule (docs/CLAIMS.md, "Verdicts") on synthetic numbers, a pair just either side of each threshold.
+
+def below(x):
+    return math.nextafter(x, -math.inf)
+
+
+def above(x):
+    return math.nextafter(x, math.inf)
+
+
+def outperforms(**changes):
+    """Claim 1's numbers with GELU ahead on every seed, then `changes`: {name: (key, values)}."""
+    train = {(a, d): [0.1, 0.2, 0.3] if a == "gelu" else [0.2, 0.3, 0.4] for a in ("gelu", "relu", "elu")
+             for d in claims.DROPOUTS}
+    acc = {(a, d): [0.8, 0.85, 0.9] if a == "gelu" else [0.7, 0.75, 0.8] for a in ("gelu", "relu", "elu")
+           for d in claims.DROPOUTS}
+    for which, (key, values) in changes.items():
+        {"train": train, "acc": acc}[which][key] = values
+    return claims.verdict_outperforms(train, acc)
+
+
+def test_verdict_outperforms_flips_at_each_threshold():
+    assert outperforms() == (claims.HOLDS, [])
+    # The paper's metric: GELU's median training loss just below the rival's, or equal to it.
+    assert outperforms(train=(("gelu", 0.5), [0.1, below(0.3), 0.3]))[0] == claims.HOLDS
+    verdict, losses = outperforms(train=(("gelu", 0.5), [0.1, 0.3, 0.3]))
+    assert verdict == claims.FAILS and "training loss vs relu at dropout 0.5" in losses, losses
+    # One paired seed: GELU's training loss equal to the rival's (ahead in the median still).
+    assert outperforms(train=(("elu", 0.0), [above(0.1), 0.3, 0.4]))[0] == claims.HOLDS
+    verdict, losses = outperforms(train=(("elu", 0.0), [0.1, 0.3, 0.4]))
+    assert verdict == claims.HOLDS_HERE and losses == ["1 of 3 seeds (loss and accuracy) vs elu at dropout 0"]
+    # One paired seed: GELU's test accuracy equal to the rival's.
+    assert outperforms(acc=(("relu", 0.0), [below(0.8), 0.75, 0.8]))[0] == claims.HOLDS
+    verdict, losses = outperforms(acc=(("relu", 0.0), [0.8, 0.75, 0.8]))
+    assert verdict == claims.HOLDS_HERE and losses == ["1 of 3 seeds (loss and accuracy) vs relu at dropout 0"]
+    # The median test accuracy (a rival's median can only reach GELU's when some paired seed is lost too).
+    verdict, losses = outperforms(acc=(("relu", 0.5), [0.9, 0.85, 0.7]))
+    assert verdict == claims.HOLDS_HERE and "test accuracy vs relu at dropout 0.5" in losses, losses
+
+
+def test_verdict_dead_units_flips_at_each_threshold():
+    one_unit = 1 / claims.WIDTH
+    assert claims.verdict_dead_units({"gelu": 0.0, "relu": one_unit}) == claims.HOLDS
+    assert claims.verdict_dead_units({"gelu": above(0.0), "relu": one_unit}) == claims.FAILS
+    assert claims.verdict_dead_units({"gelu": one_unit, "relu": 0.5}) == claims.FAILS
+    assert claims.verdict_dead_units({"gelu": 0.0, "relu": above(0.0)}) == claims.HOLDS
+    assert claims.verdict_dead_units({"gelu": 0.0, "relu": 0.0}) == claims.HOLDS_HERE
+
+
+def test_verdict_expensive_flips_at_each_threshold():
+    e = claims.EXPENSIVE
+
+    def ratios(torch_backward, ours_forward):
+        return {"torch": {"forward": e, "backward": torch_backward}, "ours": {"forward": ours_forward, "backward": e}}
+
+    assert claims.verdict_expensive(ratios(e, e)) == claims.HOLDS
+    assert claims.verdict_expensive(ratios(e, below(e))) == claims.HOLDS_HERE
+    assert claims.verdict_expensive(ratios(below(e), e)) == claims.HOLDS_HERE
+    assert claims.verdict_expensive(ratios(below(e), below(e))) == claims.FAILS
+
+
+def approximations(changes):
+    """Claim 3b's verdict with every row's test accuracies [0, 0.25, 0.5] (median 0.25, range 0.5), then
+    `changes`: {(activation, dropout): values}."""
+    acc = {(a, d): [0.0, 0.25, 0.5] for a in ("gelu", *claims.APPROXIMATE_GELUS) for d in claims.DROPOUTS}
+    acc.update(changes)
+    return claims.verdict_approximations(acc)
+
+
+def test_verdict_approximations_flips_at_each_threshold():
+    verdict, cases, outside = approximations({})
+    assert verdict == claims.HOLDS and outside == [] and len(cases) == 4
+    assert all(diff == 0 and noise == 0.5 for _, _, diff, noise in cases)
+    # An approximation ahead by exactly the seed range (0.75 - 0.25 = 0.5), then by one ulp more.
+    assert approximations({("gelu-tanh", 0.5): [0.5, 0.75, 0.75]})[0] == claims.HOLDS
+    verdict, _, outside = approximations({("gelu-tanh", 0.5): [0.5, above(0.75), above(0.75)]})
+    assert verdict == claims.FAILS and outside == ["gelu-tanh at dropout 0.5"]
+    # Behind by exactly the seed range, then by one ulp more: exact GELU (and gelu-tanh with it) ahead.
+    ahead = [0.5, 0.75, 0.75]
+    assert approximations({("gelu", 0.0): ahead, ("gelu-tanh", 0.0): ahead})[0] == claims.HOLDS
+    ahead = [0.5, above(0.75), above(0.75)]
+    verdict, cases, outside = approximations({("gelu", 0.0): ahead, ("gelu-tanh", 0.0): ahead})
+    assert verdict == claims.FAILS and outside == ["gelu-sigmoid at dropout 0"]
+    assert ("gelu-sigmoid", 0.0, -(0.5 + 2 ** -53), 0.5) in cases
+
+
+def test_verdict_regularizes_flips_at_each_threshold():
+    def gaps(gelu0=0.1, gelu5=0.1, relu0=0.2, elu0=0.2):
+        return {("gelu", 0.0): gelu0, ("gelu", 0.5): gelu5, ("relu", 0.0): relu0, ("relu", 0.5): 0.0,
+                ("elu", 0.0): elu0, ("elu", 0.5): 0.0}
+
+    assert claims.verdict_regularizes(gaps()) == claims.HOLDS
+    assert claims.verdict_regularizes(gaps(gelu5=below(0.1))) == claims.HOLDS_HERE  # dropout shrinks it
+    assert claims.verdict_regularizes(gaps(relu0=above(0.1))) == claims.HOLDS
+    assert claims.verdict_regularizes(gaps(relu0=0.1)) == claims.FAILS
+    assert claims.verdict_regularizes(gaps(elu0=above(0.1))) == claims.HOLDS
+    assert claims.verdict_regularizes(gaps(elu0=0.1)) == claims.FAILS
+
+
+def synthetic_chosen(dead):
+    """check_claims' input for a made-up run: 3 seeds per row, dead[activation, dropout] the fraction of dead units
+    of every seed's layer 5 (0 elsewhere)."""
+    chosen = {}
+    for a in claims.ACTIVATIONS:
+        for d in claims.DROPOUTS:
+            chosen[a, d] = [{"train_loss": [2.3, 0.3 + s / 100], "test_loss": [2.3, 0.4 + s / 100],
+                             "test_acc": [0.1, 0.8 + s / 100], "epoch_cpu_s": [1.0], "lr": 1e-3, "seed": s,
+                             "dead_fraction": [dead.get((a, d), 0.0) if layer == 4 else 0.0
+                                               for layer in range(claims.HIDDEN_LAYERS)]}
+                            for s in range(3)]
+    return chosen
+
+
+def test_check_claims_passes_the_dead_fractions_to_the_verdict():
+    """Claim 2 end to end through check_claims on synthetic runs: no dead GELU unit and dead ReLU units give
+    "holds"; one dead GELU unit in one layer at one dropout gives "does not hold"."""
+    cost = {(impl, f, op): 1.0 for impl in ("torch", "ours") for f in claims.FORMS for op in ("forward", "backward")}
+    edges = {a: -1.0 for a in claims.ACTIVATIONS}
+    approx_err = {f: 1e-3 for f in claims.FORMS if f != claims.EXACT}
+
+    def claim2(dead):
+        rows = claims.check_claims(synthetic_chosen(dead), cost, approx_err, edges)
+        (row,) = [r for r in rows if r[0].startswith("2.")]
+        return row
+
+    one_unit = 1 / claims.WIDTH
+    claim, measurement, verdict = claim2({("relu", 0.0): 0.25})
+    assert verdict == claims.HOLDS, measurement
+    assert "gelu 0.0%, relu 25.0%, elu 0.0%" in measurement
+    assert claim2({("relu", 0.0): 0.25, ("gelu", 0.5): one_unit})[2] == claims.FAILS
+    assert claim2({("relu", 0.0): 0.25, ("gelu-tanh", 0.5): one_unit})[2] == claims.HOLDS  # not the exact GELU row
+    assert claim2({})[2] == claims.HOLDS_HERE

@@ -19,6 +19,7 @@
 #include <fstream>
 #include <functional>
 #include <limits>
+#include <map>
 #include <random>
 #include <sstream>
 #include <string>
@@ -150,6 +151,45 @@ class Cli : public ::testing::Test {
   }
 
   std::string P(const std::string& name) const { return (dir_ / name).string(); }
+
+  // A stand-in for the plotting interpreter: a shell script, run as `python SCRIPT --curves ... --outdir OUT`,
+  // that writes into the --outdir it is given (as scripts/plot_gelu.py does) what `draw` says.
+  std::string FakePython(const std::string& name, const std::string& draw) {
+    const fs::path p = dir_ / name;
+    std::ofstream(p) << "#!/bin/sh\n"
+                        "while [ $# -gt 0 ]; do [ \"$1\" = --outdir ] && out=$2; shift; done\n"
+                        "mkdir -p \"$out\"\n"
+                     << draw;
+    fs::permissions(p, fs::perms::owner_all);
+    return p.string();
+  }
+
+  // Every entry of `d` (hidden ones too): a regular file by its bytes, anything else as "(not a file)".
+  std::map<std::string, std::string> Snapshot(const fs::path& d) {
+    std::map<std::string, std::string> files;
+    for (const auto& e : fs::directory_iterator(d)) {
+      files[e.path().filename().string()] = e.is_regular_file() && !e.is_symlink() ? Slurp(e.path()) : "(not a file)";
+    }
+    return files;
+  }
+
+  // `d` holds exactly the entries of `before` (Snapshot), each with the same bytes: named, with sizes, not dumped.
+  void ExpectUnchanged(const fs::path& d, const std::map<std::string, std::string>& before) {
+    const std::map<std::string, std::string> now = Snapshot(d);
+    const auto names = [](const std::map<std::string, std::string>& m) {
+      std::vector<std::string> v;
+      for (const auto& [name, bytes] : m) v.push_back(name);
+      return v;
+    };
+    EXPECT_EQ(names(now), names(before));
+    for (const auto& [name, bytes] : before) {
+      const auto it = now.find(name);
+      if (it != now.end()) {
+        EXPECT_TRUE(it->second == bytes) << name << " changed: " << bytes.size() << " bytes before, "
+                                         << it->second.size() << " now";
+      }
+    }
+  }
 
   fs::path dir_;
 };
@@ -790,15 +830,7 @@ TEST_F(Cli, PlotThatFailsChangesNothing) {
                                             "gelu_vs_relu.svg"};
   fs::create_directories(dir_ / "figs");
   for (const std::string& f : figures) std::ofstream(dir_ / "figs" / f) << "old " << f;
-  const auto fake_python = [&](const std::string& name, const std::string& draw) {
-    const fs::path p = dir_ / name;
-    std::ofstream(p) << "#!/bin/sh\n"
-                        "while [ $# -gt 0 ]; do [ \"$1\" = --outdir ] && out=$2; shift; done\n"
-                        "mkdir -p \"$out\"\n"
-                     << draw;
-    fs::permissions(p, fs::perms::owner_all);
-    return p.string();
-  };
+  const auto fake_python = [&](const std::string& name, const std::string& draw) { return FakePython(name, draw); };
   const auto unchanged = [&] {
     EXPECT_EQ(Listing(dir_ / "figs"), figures);  // no temporary left either
     for (const std::string& f : figures) EXPECT_EQ(Slurp(dir_ / "figs" / f), "old " + f);
@@ -902,6 +934,82 @@ TEST_F(Cli, ReportStatesTheCorrectFactsAndWritesEverything) {
   const std::string md = Slurp(dir_ / "report" / "report.md");
   EXPECT_NE(md.find("## Facts"), std::string::npos);
   EXPECT_NE(md.find("![GELU vs ReLU vs Leaky ReLU](gelu_vs_relu.png)"), std::string::npos);
+}
+
+// A run that fails after the report's sections, in its figure step, leaves the previous report in DIR as it was:
+// report.md and every figure byte for byte, nothing added (no temporary file), nothing left in TMPDIR; one line
+// on stderr, a non-zero status, and no "Report written" or figure list on stdout (the sections before the
+// failure are printed as each finishes). Here the plotting script draws one figure and fails.
+TEST_F(Cli, ReportWhoseScriptFailsKeepsThePreviousReport) {
+  const Result first = Run({"report", "-o", P("rep"), "--no-progress"});
+  ASSERT_EQ(first.rc, 0) << first.err;
+  const std::map<std::string, std::string> before = Snapshot(dir_ / "rep");
+  ASSERT_EQ(before.size(), 5u);
+  fs::create_directory(dir_ / "tmp");
+  const std::string failing = FakePython("failing", "echo partial > \"$out/gelu_vs_relu.png\"\nexit 1\n");
+  const Result r = Run({"report", "-o", P("rep"), "--no-progress", "--python", failing}, "", {"TMPDIR=" + P("tmp")});
+  EXPECT_NE(r.rc, 0);
+  EXPECT_TRUE(r.err.starts_with("gelu report: '" + failing + " ")) << r.err;
+  EXPECT_TRUE(r.err.ends_with("/plot_gelu.py' failed with exit status 1\n")) << r.err;
+  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+  EXPECT_NE(r.out.find("== Speed"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("== Figures"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("Report written"), std::string::npos) << r.out;
+  ExpectUnchanged(dir_ / "rep", before);
+  EXPECT_TRUE(fs::is_empty(dir_ / "tmp"));
+}
+
+// The same when writing the new files fails part way: the script draws every figure, the last one (8 MiB) past a
+// file-size limit of 4 MiB that the script lifts for itself (ulimit -S, the soft limit) but gelu keeps. Writing
+// that figure fails with EFBIG after the three before it were written; none of them, nor report.md, replaces the
+// previous report's file.
+TEST_F(Cli, ReportWhoseFigureCannotBeWrittenKeepsThePreviousReport) {
+  const Result first = Run({"report", "-o", P("rep"), "--no-progress"});
+  ASSERT_EQ(first.rc, 0) << first.err;
+  const std::map<std::string, std::string> before = Snapshot(dir_ / "rep");
+  ASSERT_EQ(before.size(), 5u);
+  fs::create_directory(dir_ / "tmp");
+  const std::string large = FakePython(
+      "large", "ulimit -S -f unlimited\n"
+               "for f in gelu_vs_relu.png gelu_vs_relu.svg gelu_approx_error.png; do echo new > \"$out/$f\"; done\n"
+               "head -c 8388608 /dev/zero > \"$out/gelu_approx_error.svg\"\n");
+  struct rlimit old {};
+  ASSERT_EQ(::getrlimit(RLIMIT_FSIZE, &old), 0);
+  struct rlimit small = old;
+  small.rlim_cur = 4 << 20;
+  const auto old_handler = std::signal(SIGXFSZ, SIG_IGN);
+  ASSERT_EQ(::setrlimit(RLIMIT_FSIZE, &small), 0);
+  const Result r = Run({"report", "-o", P("rep"), "--no-progress", "--python", large}, "", {"TMPDIR=" + P("tmp")});
+  ::setrlimit(RLIMIT_FSIZE, &old);
+  std::signal(SIGXFSZ, old_handler);
+  EXPECT_NE(r.rc, 0);
+  EXPECT_EQ(r.err,
+            "gelu report: cannot write '" + P("rep") + "/gelu_approx_error.svg': write failed: File too large\n");
+  EXPECT_EQ(r.out.find("== Figures"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("Report written"), std::string::npos) << r.out;
+  ExpectUnchanged(dir_ / "rep", before);
+  EXPECT_TRUE(fs::is_empty(dir_ / "tmp"));
+  // And with the limit gone the same script replaces every file of the report.
+  const Result again = Run({"report", "-o", P("rep"), "--no-progress", "--python", large});
+  ASSERT_EQ(again.rc, 0) << again.err;
+  const std::map<std::string, std::string> after = Snapshot(dir_ / "rep");
+  ASSERT_EQ(after.size(), 5u);
+  EXPECT_EQ(after.at("gelu_vs_relu.png"), "new\n");
+  EXPECT_EQ(after.at("gelu_approx_error.svg"), std::string(8 << 20, '\0'));
+  EXPECT_NE(after.at("report.md"), before.at("report.md"));  // the timings differ from run to run
+}
+
+// A destination that cannot be replaced (a directory where report.md goes) is refused before the first section:
+// nothing on stdout, the figures there untouched.
+TEST_F(Cli, ReportRefusesADestinationBeforeAnySection) {
+  fs::create_directories(dir_ / "rep" / "report.md");
+  for (const char* f : {"gelu_vs_relu.png", "gelu_vs_relu.svg", "gelu_approx_error.png", "gelu_approx_error.svg"}) {
+    std::ofstream(dir_ / "rep" / f) << "old " << f;
+  }
+  const std::map<std::string, std::string> before = Snapshot(dir_ / "rep");
+  ExpectFailure(Run({"report", "-o", P("rep"), "--no-progress"}),
+                "cannot write '" + P("rep") + "/report.md': it is a directory");
+  ExpectUnchanged(dir_ / "rep", before);
 }
 
 TEST_F(Cli, ReportBadOutputDirectory) {
