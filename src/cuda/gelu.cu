@@ -10,7 +10,7 @@
 //
 // Cost: the evaluation is in double. An H100/H200 SM retires 64 fp64 operations per cycle (the 67 TFLOP/s fp64
 // figure is the tensor cores'; plain fp64 FMA is half that, 34 TFLOP/s): 132 SMs at ~1.98 GHz give ~1.7e13 fp64
-// instructions/s. Copy bandwidth is ~4.3 TB/s (read + written, an H200's): ~5.4e11 fp32 elements/s
+// instructions/s. Copy bandwidth is ~4.3 TB/s (read + written, measured on an H200): ~5.4e11 fp32 elements/s
 // forward (8 bytes each), 3.6e11 backward (12 bytes), 1.1e12 bf16 forward (4 bytes). Per element (PTX counts):
 // the exact and tanh forms cost ~16 fp64 instructions for |x| <= 3 (gelu_scalar.h's common-range polynomial) and
 // ~45 beyond (exp, a division, the Mills-ratio polynomial); the sigmoid form ~30 everywhere. Lanes of a warp that
