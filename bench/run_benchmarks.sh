@@ -7,8 +7,8 @@
 #   bench/run_benchmarks.sh [--quick]
 #   env: BUILD_DIR (build-bench), OUT_DIR ($BUILD_DIR/results), GELU_BENCH_MIN_TIME (0.05 s per repetition),
 #        GELU_BENCH_REPETITIONS (3), GELU_BENCH_FILTER (a regex over benchmark names; '.' = all),
-#        GELU_BASELINE_REV (7f5bb4a: the commit measured beside this one as impl `baseline`, built as a shared
-#        library under $BUILD_DIR/baseline from `git archive`; empty = no baseline)
+#        GELU_BASELINE_REV (default below, the speed issue's baseline: the commit measured beside this one as
+#        impl `baseline`, built as a shared library under $BUILD_DIR/baseline from `git archive`; empty = none)
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 

@@ -3,7 +3,7 @@
 """How well a polynomial of each degree can fit the exact form's float32 core on intervals of a given width: the
 question behind the core's layout (src/common/gelu_f32_math.h: 32 intervals of width 1/4, degree 6, one
 vpermt2ps per coefficient on AVX-512). A layout of 16 intervals of width 1/2 would make every lookup one
-single-register vpermps on AVX-512 and two vpermps and a blend on AVX2 (docs/BENCHMARKS.md times both); this says
+single-register vpermps on AVX-512 and two vpermps and a blend on AVX2 (docs/EXPERIMENTS.md times both); this says
 which degree such a layout needs.
 
 For each interval of the core range [-4.125, 3.875) the function the forward table fits there (f itself for

@@ -45,7 +45,7 @@ inline constexpr double kExactTMax = 15.5;
 // to -0 in float32 by itself but not once multiplied by a large grad_out (up to 2^128), or by GEGLU's grad_out * b
 // (two float32 factors: up to 2^256), so f' is computed there by the Mills ratio's asymptotic series
 // (ExactDeepDerivative). Beyond it |f'(x)| < |f'(-24)| < 2^-412 (mpmath), so |grad_out f'| < 2^-156 for every such
-// multiplier: (-)0. (Until 2026-12-03 the cutoff was 20.5, |f'| < 2^-300: enough for grad_out alone, not for GEGLU.)
+// multiplier: (-)0. (A cutoff at 20.5, |f'| < 2^-300, is enough for grad_out alone, not for GEGLU.)
 inline constexpr double kExactDerivativeTMax = 24.0;
 // kSigmoidZMax = 120: e^-120 < 2^-173; beyond it |x| e^z and |x z'| e^z stay below 2^-150 for every float x
 // (|x| <= 71 at z = -120 for the sigmoid form, |x| <= 12 for the tanh form), so the results are (-)0, and
@@ -55,7 +55,7 @@ inline constexpr double kSigmoidZMax = 120.0;
 // multiplier (grad_out up to 2^128; GEGLU's grad_out * b up to 2^256) times a deep-tail f' (|f'| >= 2^-406 can make
 // a nonzero float32 product) is right; past it |x z'| e^-|z| < 2^-408 (mpmath; |x z'| <= 821 there: 290 for the
 // sigmoid form, 820.6 for the tanh form at x = -15.49), and the product is (-)0 for every such multiplier.
-// (Until 2026-12-03 the cutoff was 205, |f'| < 2^-286: enough for grad_out alone, not for GEGLU.)
+// (A cutoff at 205, |f'| < 2^-286, is enough for grad_out alone, not for GEGLU.)
 // For z > 120, sigmoid(z) = 1 and f' = 1 in double either way.
 inline constexpr double kSigmoidDerivativeZMax = 290.0;
 

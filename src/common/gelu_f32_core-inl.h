@@ -45,9 +45,9 @@ GELU_HD HeadTail<V> IntervalsF32(const Ops& o, V v, V shifted, C column, const M
   if constexpr (kDerivative && kKind != common::kRingRowsKind) d = o.SubWhere(root, d, o.Set(Root::kOffset));
   // q = a2 + a3 d + ... + a6 d^4. Derivatives: Estrin's scheme, ((a6 d + a5) d + a4) d^2 + (a3 d + a2), three
   // dependent FMAs after d^2 instead of Horner's four, and the tail takes q d^2 in one FMA (the loop is
-  // latency-bound): backwards 1.02-1.055x on N(0,1) (AMD Zen 5, AVX3 and AVX2). Its maxima over all inputs moved
-  // from 0.6917 / 1.0750 / 0.8019 ULP to 0.7547 / 1.0750 / 0.8872 (bound 2). Forwards keep Horner: the same scheme
-  // gained them ~1% and moved the exact form's maximum from 0.9131 to 0.9573 ULP, too close to its 1-ULP bound.
+  // latency-bound). Its extra rounding stays well within the derivatives' 2-ULP bound (measured maxima:
+  // docs/exhaustive_maxima.md). Forwards keep Horner: the exact forward's bound is 1 ULP, and Estrin's extra
+  // rounding would take half its remaining margin for a gain within the noise (docs/EXPERIMENTS.md).
   const V d2 = o.Mul(d, d);
   V q;
   if constexpr (kDerivative) {
@@ -71,10 +71,11 @@ GELU_HD HeadTail<V> IntervalsF32(const Ops& o, V v, V shifted, C column, const M
   // Forwards, and the ring's derivatives: |d * a1| <= ~0.5 |f(x)| (at x = -3.875, where the table fits f itself;
   // |f'/f| ~ |x| there; in the ring <= 0.22 |f| and |f'|), and the linear term enters the tail through one fma:
   // the tail is rounded once, to half its own ULP (a quarter of the result's), and the rest (lo + q d^2, a few
-  // percent of the result) carries negligible error. Measured over all inputs of the core range on AVX3: exact
-  // 0.913 ULP at x = -3.8646 (bound 1), tanh 1.012, sigmoid 0.654; docs/ACCURACY.md has the full sweep. Adding
-  // the linear term exactly too (as the core's derivatives do) gave 0.706 for the exact form at ~40% more time; a
-  // plain Horner tail, fma(fma(q, d, a1), d, lo), rounds q d + a1 first and reached 1.26 ULP.
+  // percent of the result) carries negligible error: the exact forward stays within its 1-ULP bound, tanh and
+  // sigmoid within 2 (measured maxima over all inputs: docs/exhaustive_maxima.md). Adding the linear term exactly
+  // too (as the core's derivatives do) is more accurate but costs several operations on the critical path; a
+  // plain Horner tail, fma(fma(q, d, a1), d, lo), rounds q d + a1 first and exceeds the exact form's 1-ULP bound
+  // (docs/EXPERIMENTS.md).
   const V linear_in_tail = o.MulAdd(a1, d, o.MulAdd(q, d2, lo));
   if constexpr (!kDerivative || kKind == common::kRingRowsKind) {
     return HeadTail<V>{hi, linear_in_tail};
@@ -84,12 +85,11 @@ GELU_HD HeadTail<V> IntervalsF32(const Ops& o, V v, V shifted, C column, const M
     // (TwoProduct by FMA, then Fast2Sum), so that the tail's rounding, and that of grad_out * tail, are those of the
     // quadratic and higher terms only. Fast2Sum is exact when |hi| >= |d * a1|, which holds on every interval
     // except the root intervals, and there hi = 0 (their tiny constant is in lo). Without this (the form above) the
-    // maximum with grad_out = 1 measured 1.17 ULP, and each grad_out rounding could add up to ~1 ULP more.
+    // linear term's rounding, up to ~1.3 |f'| in size, would use most of the 2-ULP bound before grad_out's rounding.
     // The two errors, d a1 - t (TwoProduct's) and hi + t - head (Fast2Sum's), enter the tail as their sum rounded
     // once, hi + d a1 - head, which one fma computes from hi - head (exact: Fast2Sum's first step) and d a1:
-    // the same value as the exact errors' rounded sum, in two operations instead of four: backwards 1.08-1.10x on
-    // N(0,1) and 1.02-1.06x on U[-10, 10] on AVX-512, 1.03-1.07x on AVX2 (AMD Zen 5); the same bits on all 2^32
-    // inputs (compared, grad_out 1 and -0x1.3579bp-3).
+    // the same value as the exact errors' rounded sum, in two operations instead of four, off the critical path's
+    // length; the same bits on all 2^32 inputs (compared, grad_out 1 and -0x1.3579bp-3; docs/EXPERIMENTS.md).
     const V t = o.Mul(d, a1);
     const V head = o.Add(hi, t);
     const V errors = o.MulAdd(d, a1, o.Sub(hi, head));
@@ -117,9 +117,8 @@ GELU_HD V TimesHeadTail(const Ops& o, V u, HeadTail<V> p) {
 // by Fast2Sum, hi the interval's f'(c)), and on the root interval head = d a1 rounded, a1 > 0, with d = 0 at the
 // float just above the root, where f' = lo > 0 and head = +0 (CoreRootInterval asserts both). So ORing the sign of
 // g * head into the result sets a zero's sign and leaves every other result as it was (the same bits on all 2^32 inputs for grad_out 1 and -0x1.3579bp-3; the
-// exhaustive suite checks the zero's sign on every input). Two operations on AVX-512, three on AVX2: alone they
-// cost the backwards 0.89-0.97x (AMD Zen 5), about what the fma that forms the core's errors (IntervalsF32)
-// saves; the ring needs one (RingF32).
+// exhaustive suite checks the zero's sign on every input). Two operations on AVX-512, three on AVX2, about what
+// the fma that forms the core's errors (IntervalsF32) saves; the ring needs one (RingF32). docs/EXPERIMENTS.md.
 template <class Ops, class V>
 GELU_HD V SignedTimesHeadTail(const Ops& o, V g, HeadTail<V> p) {
   return o.OrSignOfProduct(TimesHeadTail(o, g, p), g, p.head);
@@ -169,7 +168,7 @@ GELU_HD V RingFinish(const Ops& o, V x, V grad_out, V y, M positive_ring) {
 // centred on c = t rounded to a multiple of 1/4 (4 <= c <= 11.75), in the core's layout, evaluated by the core's
 // arithmetic (IntervalsF32) on t with u = 1 or grad_out, derivatives as forwards (the linear term inside the
 // tail's fma): |a1 d| <= 0.22 |hi| (|f'/f| <= 1.75 on the ring), so the core's forward error argument holds with a
-// smaller linear term. Fit 2^-27.8 relative; measured over all inputs: docs/ACCURACY.md.
+// smaller linear term. Fit 2^-27.8 relative; measured over all inputs: docs/exhaustive_maxima.md.
 template <int kForm, bool kDerivative, class Ops, class V>
 GELU_HD V RingF32(const Ops& o, V x, V grad_out) {
   static_assert(common::HasRing(kForm), "a form with a ring");
@@ -225,7 +224,7 @@ struct TailResult {
 // -(grad_out (h + s)) 2^-m for x < 0, fma(grad_out, |f'(-t)|, grad_out) for x > 0 (there |f'(-t)| < 2^-10, so
 // its own rounding is far below the result's ULP); an infinite or NaN grad_out gets what IEEE gives.
 // Error before the last rounding, relative: fit <= 2^-29 (tail_intervals.py), exp(-E) ~2^-30, products ~2^-26
-// (where |a_lo| is near a fifth of |hi|: the steep B of tanh); measured over all inputs: docs/ACCURACY.md.
+// (where |a_lo| is near a fifth of |hi|: the steep B of tanh); measured over all inputs: docs/exhaustive_maxima.md.
 template <int kForm, bool kDerivative, class Ops, class V>
 GELU_HD auto TailF32(const Ops& o, V x, V grad_out) {
   const V t = o.Abs(x);

@@ -10,7 +10,7 @@
 //   Max error:  exact form <= 1 ULP of the true GELU; tanh and sigmoid forms <= 2 ULP of their own formula;
 //               derivatives (times grad_out) <= 2 ULP, absolute 2^-24 where |f'| < 2^-8 near the root
 //               (x in (-2, 0)). Proven over all 2^32 inputs on every SIMD target by tests/gelu_exhaustive_test.cc;
-//               measured maxima in docs/ACCURACY.md.
+//               measured maxima in docs/exhaustive_maxima.md.
 //   Method:     core range -4.125 <= x < 3.875 (99.99% of N(0,1) inputs), in float lanes: 32 intervals of width
 //               1/4 centred on c = j/4; c = (x + 0x1.8p21) - 0x1.8p21 rounds x to the grid (exact, ties to even,
 //               so |d| <= 1/8 for d = x - c, also exact), and the low 5 bits of the bits of x + 0x1.8p21 are
@@ -21,7 +21,7 @@
 //               interval expanded about the float just above the root. The result is fma(u, head, u * tail), u = x,
 //               1 or grad_out, head + tail the polynomial with |tail| a fraction of it, so the one full-size
 //               rounding is the last; forwards round the linear term once with the tail (fma), derivatives add
-//               it exactly (TwoProduct, Fast2Sum). Measured over all inputs: docs/ACCURACY.md.
+//               it exactly (TwoProduct, Fast2Sum). Measured over all inputs: docs/exhaustive_maxima.md.
 //               Tails (|x| >= 3.875 outside the core), in float lanes too (TailF32): with t = |x|,
 //               f(-t) = -exp(-E(t)) A(t) and f'(-t) = -exp(-E(t)) B(t), E = t^2/2 or the sigmoid's argument z(t),
 //               A and B smooth: degree-5 polynomials on 32 intervals spaced 8 to a binade (worst relative fit

@@ -204,8 +204,8 @@ GELU_HD V GeluInDouble(const Ops& o, V x) {
     if constexpr (Ops::kOneLane) {
       return in_common ? CommonRangeOf<kForm, kDerivative>(o, x) : GeneralInDouble<kForm, kDerivative>(o, x);
     } else {
-      // The polynomial before the test: branching first (and skipping it where no lane needs it) measured
-      // 10-18% slower on AVX2.
+      // The polynomial before the test: nearly every N(0,1) vector needs it, so a branch first (skipping it where
+      // no lane does) only adds a mispredictable jump to the common case (docs/EXPERIMENTS.md).
       const V common_range = CommonRangeOf<kForm, kDerivative>(o, x);
       if (o.AllTrue(in_common)) return common_range;
       return o.IfThenElse(in_common, common_range, GeneralInDouble<kForm, kDerivative>(o, x));

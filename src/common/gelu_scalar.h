@@ -7,14 +7,14 @@
 //
 // GeluF32InDouble(x, form, derivative): float32 -> double, to be rounded once by the caller.
 //   Domain:     all float32.
-//   Max error:  exact form <= 1 ULP of the true GELU (measured max: docs/ACCURACY.md); tanh, sigmoid forms
+//   Max error:  exact form <= 1 ULP of the true GELU (measured max: docs/exhaustive_maxima.md); tanh, sigmoid forms
 //               <= 2 ULP of their own formula; derivatives <= 2 ULP (absolute 2^-24 where |f'| < 2^-8 near
 //               the root). All 2^32 inputs, tests/gelu_exhaustive_test.cc.
 //   Method:     everything in double, rounded to float once at the end, so the float result carries at most
 //               0.5 ULP + (double-side relative error) * 2^24 ULP. The double-side error is dominated by the
 //               fitted approximations (general path: G 2^-35.2, exp 2^-45.7, rounding of ~30 double
 //               operations < 2^-47; common range: < 2^-30), so the result is within 0.5 + 2^-6 ULP;
-//               measured over all inputs: 0.5106 ULP at most (docs/ACCURACY.md).
+//               measured maxima over all inputs: docs/exhaustive_maxima.md.
 //               Exact form:   t = |x|, Phi(-t) = exp(-t^2/2) * tau * G(tau), tau = 4/(4+t);
 //                             Phi(x) = Phi(-t) for x < 0 (relative accuracy kept in the tail, no 1+erf),
 //                             1 - Phi(-t) for x >= 0 (well conditioned: Phi >= 1/2).

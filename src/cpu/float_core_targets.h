@@ -15,9 +15,9 @@ namespace gelu::cpu {
 
 // x86 AVX-512 and AVX2. AVX2 reads each lane's table column from a column-major copy of the tables and transposes
 // (src/cpu/gelu-inl.h, ColumnsOf8): a 32-entry lookup a row at a time, a gather or four permutes and three blends
-// per coefficient, had measured 0.6x the double-lane kernel there. SSE4 and below have no FMA, on which the float
-// core's error analysis rests (the exact TwoProduct, one rounding in the last step). Other architectures: never
-// built or measured, so the proven double-lane kernel.
+// per coefficient, is slower there than the double-lane kernel (docs/EXPERIMENTS.md). SSE4 and below have no
+// FMA, on which the float core's error analysis rests (the exact TwoProduct, one rounding in the last step).
+// Other architectures: never built or measured, so the proven double-lane kernel.
 constexpr bool RunsFloatCore(int64_t target) {
 #if HWY_ARCH_X86
   return (target & (HWY_AVX2 | HWY_AVX3 | HWY_AVX3_DL)) != 0;

@@ -96,17 +96,16 @@ struct ColumnMajorTable {
 // out[k] = row k of each lane's column, k < N, for 8 lanes: per group of 4 rows, the 4 coefficients of lanes i
 // and i + 4 in the two halves of one register (two vbroadcastf128 loads and a vblendps), then a 4x4 transpose
 // within the halves (unpack, shuffle): 8 loads, 4 blends and 8 shuffles per 4 rows, for 8 lanes. The blend, not a
-// vinsertf128 of the second entry: the forwards 1.02x on N(0,1), backwards 0.99-1.01x (AMD Zen 5, same-process
-// A/B, 21 repetitions; an A/A read 0.996-1.001x): it runs on any vector ALU pipe, the insert on the shuffle pipes
-// the transpose keeps busy. Against the 32-entry lookup a row at a time: on AMD Zen 1 see docs/BENCHMARKS.md; on
-// Zen 5 eight vgatherdps for the core's rows ran the exact form at 0.32x (forward) and 0.37x (backward) of this.
+// vinsertf128 of the second entry: it runs on any vector ALU pipe, the insert on the shuffle pipes the transpose
+// keeps busy. A 32-entry lookup a row at a time (gathers, or permutes and blends) costs more than this transposed
+// read; the measurements are in docs/EXPERIMENTS.md ("AVX2").
 template <int kKind, int kForm, bool kDerivative, int N>
 HWY_INLINE void ColumnsOf8(hn::Vec<hn::Full256<int32_t>> column, hn::Vec<hn::Full256<float>> (&out)[N]) {
   using Table = ColumnMajorTable<kKind, kForm, kDerivative, N>;
   // Byte offsets of the columns' 16-byte entries, unsigned (no sign extension), moved to general registers two
-  // lanes at a time (vmovq, vpextrq) and split there by shifts, which run on the integer pipes: 1.02-1.05x on every
-  // AVX2 row against eight vmovd/vpextrd (what GCC 12 made of a store and eight scalar loads; forcing the store
-  // and loads measured 0.90-0.92x on N(0,1)), AMD Zen 5.
+  // lanes at a time (vmovq, vpextrq) and split there by shifts, which run on the integer pipes, instead of eight
+  // vmovd/vpextrd (what GCC 12 makes of a store and eight scalar loads): the offsets are on the lookup chain's
+  // critical path, and the vector pipes are the loop's bottleneck (docs/EXPERIMENTS.md, "AVX2").
   const __m256i bytes = _mm256_slli_epi32(column.raw, 4);
   const __m128i low = _mm256_castsi256_si128(bytes), high = _mm256_extracti128_si256(bytes, 1);
   const uint64_t pair[4] = {
@@ -168,7 +167,7 @@ struct HwyOps {
   static HWY_INLINE V IfThenZeroElse(M m, V a) { return hn::IfThenZeroElse(m, a); }
   // a - b where m, a elsewhere; fma(a, b, c) where m, c elsewhere (common::ScalarLaneOps). AVX-512: one masked
   // subtract or fma (GCC folds the blend into the operation). AVX2: a blend there is vblendvps, 2-3 uops on recent
-  // Intel cores (3-4% slower backwards on a Xeon forced to AVX2), so b is zeroed by an AND instead: a - (+0) is a
+  // Intel cores (measurably slower backwards on a Xeon forced to AVX2), so b is zeroed by an AND instead: a - (+0) is a
   // exactly, and c + a * (+0) is c for finite a and c != 0, the only use (CoreF32's root interval, where
   // CoreRootInterval asserts lo != 0 and d is finite on the core lanes whose results are kept).
   template <class M>
@@ -189,8 +188,8 @@ struct HwyOps {
   }
   // fma(x, head, x * tail) where m, head + tail elsewhere (common::ScalarLaneOps): u = x or 1 blended, then
   // fma(u, head, u * tail) (fma(1, head, 1 * tail) = head + tail exactly). On AVX-512 three masked operations
-  // instead (x * tail where m, head + that where not m, fma where m: the add off the FMA pipes) measured 0.94x on
-  // the forwards (AMD Zen 5).
+  // instead (x * tail where m, head + that where not m, fma where m: the add off the FMA pipes) were slower: the
+  // blend is not what bounds the loop (docs/EXPERIMENTS.md).
   template <class M>
   static HWY_INLINE V TimesWhere(M m, V x, V head, V tail) {
     const V u = hn::IfThenElse(m, x, hn::Set(D(), T(1)));
@@ -244,7 +243,7 @@ struct HwyOps {
   }
   // x - c, c = x rounded to a multiple of 1/4 ties to even, for shifted = x + kCoreShifter = kCoreShifter + c
   // (common::ScalarOps::QuarterOffset). AVX-512: vreduceps with M = 2 computes x - RN(4x)/4 exactly from x alone,
-  // one operation instead of two (1.05-1.07x on N(0,1), 1.00-1.03x on U[-10, 10], Xeon). Same bits as the
+  // one operation instead of two, on the core's critical path (docs/EXPERIMENTS.md). Same bits as the
   // subtraction on all 2^32 inputs (compared): where x = c the zero d may differ in sign, and a zero d reaches
   // the result only as d * a1 and q * d^2 added to a nonzero lo or hi (the one zero lo, in the forward c = 0
   // column, meets x = c only at x = +-0, where both give d = x).
@@ -316,8 +315,7 @@ HWY_INLINE V TailWithFallback(const HwyOps<DF>& o, V xv, V gv, hn::Mask<DF> tail
 
 // The core range [kCoreMin, kCoreEnd) as a window of the bits of x + kCoreShifter (which CoreF32 computes too, so
 // the add is shared): OutsideCore, the complement of InCore (NaN included), is then two integer operations instead
-// of two compares and a mask AND (AVX-512: backward N(0,1) ~4% faster in a same-process A/B, forward within the
-// noise).
+// of two compares and a mask AND, off the FMA and permute pipes that bound the loop (docs/EXPERIMENTS.md).
 // x + 0x1.8p21 rounds x to a multiple of 1/4, ties to even, so while |x| < 2^20 its bits are bits(0x1.8p21) +
 // round(4x), and the core is exactly round(4x) in [-16, 15]
 // (x = -4.125 rounds to -16, x = 3.875 to 16). Every other input (|x| >= 2^20, +-inf, NaN) gives a sum of another
@@ -349,8 +347,9 @@ HWY_INLINE hn::Mask<DF> OutsideCore(DF df, hn::Vec<DF> x) {
 }
 // Whether any lane of x is outside the core (!AllFalse(OutsideCore)). AVX2: one vptest of the window offset
 // against ~(kCoreColumns - 1) instead of the unsigned compare (three operations, GCC 12) and a vmovmskps, the
-// mask computed only in the branch that needs it: 1.02-1.05x on N(0,1), 0.97-0.99x on U[-10, 10], where nearly
-// every vector takes that branch (AMD Zen 5, every AVX2 row, same-process A/B).
+// mask computed only in the branch that needs it: fewer operations for the vectors with every lane in the core
+// (most of N(0,1)'s), a little more for tail-heavy data, where nearly every vector takes the branch
+// (docs/EXPERIMENTS.md).
 template <class DF>
 HWY_INLINE bool AnyOutsideCore(DF df, hn::Vec<DF> x) {
 #if HWY_TARGET == HWY_AVX2
@@ -362,12 +361,12 @@ HWY_INLINE bool AnyOutsideCore(DF df, hn::Vec<DF> x) {
 }
 
 // Prefetches the cache line kPrefetchAhead floats past p, for reading (x, grad_out) or for writing (y: no
-// read-for-ownership stall at the store). At 16 Mi elements (beyond L2) the hardware prefetcher alone left the
-// AVX-512 loop waiting: this measured 1.18-1.30x (forward) and 1.18x (backward) on the Xeon, 1 and 2 threads;
-// 256 floats ahead gained less, 1024 no more; in cache it is neutral. The address is formed as an integer because
-// it may lie past the end of the array, where a prefetch does not fault but pointer arithmetic is undefined.
-// AVX-512 only: on AVX2 (AMD Zen 1, 1 thread) it cost 4-7% on the backwards in cache and gained nothing at 16 Mi,
-// where that loop runs at ~3 GB/s, far below the memory's rate.
+// read-for-ownership stall at the store). Beyond L2 the hardware prefetcher alone leaves the AVX-512 loop
+// waiting: its compute and the memory traffic do not overlap. 512 floats (32 lines) ahead covers the memory
+// latency at the loop's rate; nearer gains less, farther no more; in cache it is neutral (docs/EXPERIMENTS.md,
+// "Prefetch"). The address is formed as an integer because it may lie past the end of the array, where a
+// prefetch does not fault but pointer arithmetic is undefined. AVX-512 only: the AVX2 loop runs far below the
+// memory's rate, so the prefetches only add operations there.
 constexpr bool kPrefetch = HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL;
 constexpr uintptr_t kPrefetchAhead = 512;
 constexpr size_t kFloatsPerLine = 64 / sizeof(float);  // one prefetch per line and stream
@@ -383,10 +382,9 @@ HWY_INLINE void PrefetchAhead(const float* p, bool for_write) {
 #if HWY_TARGET == HWY_AVX2
 // AVX2's compaction and expansion by vpermps, their lane indices one byte each in one word per 8-bit mask, made at
 // compile time. compact[m]: lane k takes the k-th lane selected by m; expand[m]: lane i (selected) takes the
-// number of selected lanes below i. One vpmovzxbd widens a word to the 8 indices (4-bit indices unpacked by a
-// broadcast, a shift and an AND measured 2-4% slower on U[-10, 10], AMD Zen 5 forced to AVX2). (Highway 1.0.3's
-// Compress uses the same method, but its table is a local constexpr array that GCC 12 copies to the stack, 1 KiB,
-// on every call: U[-10, 10] ran 2-3x slower.)
+// number of selected lanes below i. One vpmovzxbd widens a word to the 8 indices (one operation, where 4-bit
+// indices need a broadcast, a shift and an AND). (Highway 1.0.3's Compress uses the same method, but its table is
+// a local constexpr array that GCC 12 copies to the stack, 1 KiB, on every call; docs/EXPERIMENTS.md.)
 struct LaneIndexTables {
   uint64_t compact[256];
   uint64_t expand[256];
@@ -466,8 +464,8 @@ HWY_INLINE void ExpandLanes(DF, uint32_t bits, const float* src, float* dst) {
 // CompactLanes, `tails` of them. Runs them a vector at a time and puts each result in place (ExpandLanes) over
 // the core results already stored in yb. Out of line, so that the loop of GeluF32Run keeps its registers for the
 // core's tables.
-// 1024 rather than 256: 5-10% faster on U[-10, 10] for every function (Xeon, same-process A/B), N(0,1)
-// unchanged. Likely cause: the tail loop's 64-byte loads each overlap several of the unaligned compress stores,
+// 1024 rather than 256: faster on tail-heavy data, N(0,1) unchanged (docs/EXPERIMENTS.md). Likely cause: the
+// tail loop's 64-byte loads each overlap several of the unaligned compress stores,
 // which the store buffer cannot forward; with a longer block those stores have left it when the loads come.
 constexpr size_t kTailBlock = 1024;
 template <int kForm, bool kBackward>
@@ -508,9 +506,8 @@ HWY_INLINE void GeluF32Run(const float* g, const float* x, float* y, size_t coun
   // Every vector runs the core in place (OutsideCore finds its lanes outside the core: rare on N(0,1)). Of those,
   // identity lanes take x or grad_out at once, and the tail lanes are compacted into a buffer that
   // GeluF32BlockTails runs a vector at a time at the end of the block, so that tail-heavy data (U[-10, 10]: ~40%
-  // tail lanes) runs the tail on tail lanes only. Compacting the core lanes too (02ae287) measured 1.2-1.3x slower
-  // on U[-10, 10] on AMD Zen 5, where a vcompressps or vexpandps costs ~1.4 ns per vector (about half the core);
-  // compacting by vpermps with indices built by pdep/pext instead measured ~5% slower still (docs/BENCHMARKS.md).
+  // tail lanes) runs the tail on tail lanes only. The core lanes are not compacted: a vcompressps or vexpandps
+  // costs about half the core's own evaluation per vector, so the core is cheaper in place (docs/EXPERIMENTS.md).
   HWY_ALIGN float tail_x[kTailBlock + 16], tail_g[kBackward ? kTailBlock + 16 : 1];
   uint32_t tail_masks[kTailBlock / 8];
   for (size_t start = 0; start < count; start += kTailBlock) {
@@ -527,10 +524,11 @@ HWY_INLINE void GeluF32Run(const float* g, const float* x, float* y, size_t coun
       // The sigmoid's ring lanes (60% of U[-10, 10]'s) run in place, cheaper than compacting them. On AVX2 the
       // lookup reads each lane's own column at no extra cost, so one evaluation serves the core and ring lanes of
       // a vector (CoreOrRingF32), and the core alone those without lanes outside it. On AVX-512 the ring is a
-      // second evaluation (RingF32) of the vectors with ring lanes: a lookup in both tables at once, two
-      // vpermt2ps and a blend per row, measured 0.64-0.70x on U[-10, 10] (AMD Zen 5), and the core in a branch
-      // 0.88-0.93x on N(0,1).
-      // (The core first where it serves every vector: GCC's schedule of the loop lost 5% with OutsideCore first.)
+      // second evaluation (RingF32) of the vectors with ring lanes: a lookup in both tables at once (two
+      // vpermt2ps and a blend per row) doubles the lookups that bound the loop, for every vector
+      // (docs/EXPERIMENTS.md).
+      // (The core first where it serves every vector: with OutsideCore first GCC schedules the core's first
+      // vpermt2ps last.)
       constexpr bool kCoreOrRing = common::HasRing(kForm) && HWY_TARGET == HWY_AVX2;
       hn::Vec<decltype(df)> v;
       if constexpr (!kCoreOrRing) v = gelu::HWY_NAMESPACE::CoreF32<kForm, kBackward>(o, xv, gv);

@@ -302,10 +302,9 @@ HWY_INLINE V BackwardTimes(D d, V g, const ScaledDd<V>& f) {
 //   Method:     f'(-t) = D(t) = exp(-t^2/2) (S(t) - phi0 t) (S - phi0 t in dd), f'(t) = 1 - D(t), except
 //               -5/4 < x <= -1/2: D cancels to 0 at t0 = 0.7518, so D(t0 + d) = d (w1 + d W2(d)) with d, t0, w1
 //               in dd (kRootW2). Near 0 the general path serves: D(t) is 1/2 .. 0.13 for t <= 1/2, S - phi0 t
-//               (formed in dd) cancels by at most 2.3x there, and 1 - D is split exactly. (A path of its own for
-//               |x| < 1/2, 1/2 + x (2 phi0 + x^2 R1(x^2)), was removed on 2026-12-02: without it the sample's
-//               maxima were unchanged, also with 1.4e6 more inputs in [-1/2, 1/2], and it cost every vector
-//               holding such a lane, nearly all on N(0, 1): backward 1.10x faster without it, AMD Zen 5.)
+//               (formed in dd) cancels by at most 2.3x there, and 1 - D is split exactly. So |x| < 1/2 needs no
+//               path of its own (a polynomial there would cost every vector holding such a lane, nearly all on
+//               N(0, 1), for no accuracy: docs/EXPERIMENTS.md).
 //   Derivation: as above plus scripts/fit/gelu_f64_root.sollya (2^-58.0).
 //   Special:    f'(+-0) = 1/2, f'(+inf) = 1, f'(-inf) = +0, NaN -> qNaN.
 
@@ -565,7 +564,7 @@ HWY_INLINE auto SigmoidF64(D d, V x) {
     const V sl = hn::Mul(hn::NegMulAdd(inv, den_l, ResidualNegMulAdd(d, inv, den_h, one)), inv);
     const V v = hn::Mul(hn::Mul(zph, eh), inv);
     // Left unnormalized, |fposl| <= 0.3 inv: BackwardTimes rounds g fposl inside its FMA's addend (~0.15 ULP at
-    // most; a FastTwoSum here cost the tanh and sigmoid backwards ~5 %), and normalizes where it has no FMA.
+    // most; a FastTwoSum here would add a dependent step for nothing), and normalizes where it has no FMA.
     const V fposh = inv, fposl = hn::MulAdd(inv, v, sl);
     // x < 0: y = 2^k ys, ys = m / den = qh + ql.
     const V qh = hn::Mul(mh, inv);
@@ -720,7 +719,7 @@ HWY_INLINE V GeluF64Backward(D d, V g, V x) {
   // once per vector so that the common path skips their fix-ups (about a tenth of this function's operations).
   // (x g) 2^960 is finite and nonzero where both are finite, g is nonzero, and x g neither underflows to 0 nor
   // reaches 2^64 (the product by 2^960 is exact, and overflows exactly there): two products and one test, one on
-  // AVX-512 (a magnitude compare, three operations, measured no faster: docs/BENCHMARKS.md). The
+  // AVX-512 (a magnitude compare, three operations, is no faster: docs/EXPERIMENTS.md). The
   // fix-ups below give the other lanes r again (x = 0 too). A deep lane whose g f' can be nonzero has x < -20 and
   // |g| >= 2^64 (|f'| < 2^-1140 where a > kExpArgMax), so |x g| > 2^64.
   if (HWY_LIKELY(hn::AllTrue(d, IsFiniteNonzero(d, hn::Mul(hn::Mul(x, g), hn::Set(d, 0x1p960)))))) return r;

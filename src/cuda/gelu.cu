@@ -10,7 +10,7 @@
 //
 // Cost: the evaluation is in double. An H100/H200 SM retires 64 fp64 operations per cycle (the 67 TFLOP/s fp64
 // figure is the tensor cores'; plain fp64 FMA is half that, 34 TFLOP/s): 132 SMs at ~1.98 GHz give ~1.7e13 fp64
-// instructions/s. Copy bandwidth is ~4.3 TB/s (read + written, measured on an H200 here): ~5.4e11 fp32 elements/s
+// instructions/s. Copy bandwidth is ~4.3 TB/s (read + written, measured on an H200): ~5.4e11 fp32 elements/s
 // forward (8 bytes each), 3.6e11 backward (12 bytes), 1.1e12 bf16 forward (4 bytes). Per element (PTX counts):
 // the exact and tanh forms cost ~16 fp64 instructions for |x| <= 3 (gelu_scalar.h's common-range polynomial) and
 // ~45 beyond (exp, a division, the Mills-ratio polynomial); the sigmoid form ~30 everywhere. Lanes of a warp that
@@ -18,8 +18,8 @@
 // averages ~20, i.e. ~8e11 elements/s: fp32 should be memory-bound there, the sigmoid form about at the limit,
 // tail-heavy data (uniform on [-10, 10]) fp64-bound at about half the copy rate. The 16-bit types, at twice the
 // elements per byte, would be fp64-bound at ~60% of copy, hence the lookup tables below (same bits, one
-// shared-memory load per element). Estimates, not measurements: no GPU was available when this was written
-// (docs/CUDA.md); bench/gpu/check.sh measures.
+// shared-memory load per element). Estimates, not measurements, made before float32 moved to the float core:
+// the code has not run on a GPU since (docs/CUDA.md); bench/gpu/check.sh measures.
 //
 // Memory access: each thread moves 16-byte vectors (uint4: 4 floats or 8 halves), kUnroll of them loaded before
 // the first is used, so that enough bytes are in flight to cover DRAM latency; grid-stride loops over a grid

@@ -150,8 +150,8 @@ std::vector<double> Sample(int form, size_t dense) {
 
 // Random grad_out: both signs, random mantissas, a third each in the binades 2^-30 .. 2^30, 2^-1074 .. 2^-31
 // (subnormals included; products in the subnormal range) and 2^31 .. 2^1019 (f' <= 1.13, so products stay finite;
-// with the far tail's tiny f' they can be any double). Until 2026-12-03 only the first range: the kernels' far tail
-// failed beyond it (DeepTailLargeGradOut).
+// with the far tail's tiny f' they can be any double). The wide binades are what reach the far tail's rare-lane
+// path, which the first range alone never exercises (DeepTailLargeGradOut checks it directly).
 double RandomGrad(std::mt19937_64& rng) {
   const double m = 1.0 + static_cast<double>(rng() >> 11) * 0x1p-53;
   const uint64_t range = rng() % 3;
@@ -398,8 +398,8 @@ TEST_P(GeluF64Test, MpfrSpotCheck) {
 // The far negative tail with a large grad_out (DeepTailTimes in src/cpu/gelu_f64-inl.h): f'(x) below 2^-1140,
 // beyond the exponent argument the common paths clamp (a = t^2/2 or |z| > 800), times |g| in 2^30 .. 2^1023, where
 // g f' is a double (normal or subnormal) for much of the range: 4000 draws per form over x from before that clamp
-// to past the point where every g f' rounds to zero, against MPFR's g f' at the claim's bound. Until 2026-12-03
-// x = -50, g = 2^1000 gave -6.3e-46 for -2.9e-241.
+// to past the point where every g f' rounds to zero, against MPFR's g f' at the claim's bound. A kernel whose f'
+// stops decreasing at the clamp fails here (e.g. x = -50, g = 2^1000: -2.9e-241 is the right product).
 TEST_P(GeluF64Test, DeepTailLargeGradOut) {
   Mpfr m;
   std::mt19937_64 rng(11);

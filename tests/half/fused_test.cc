@@ -356,8 +356,8 @@ void CheckGeglu() {
 // GEGLU's grad_a = (grad_out b) f'(a) where the multiplier grad_out b (two float32-range factors: up to 2^256) meets
 // the derivatives' deep negative tail, |f'| down to 2^-406 (kExactDerivativeTMax, kSigmoidDerivativeZMax): a in the
 // exact form's [-24.5, -15.5], the tanh form's |z| in [133, 296] (a in [-15.6, -11.7]) and the sigmoid form's
-// (a in [-173, -70]), |grad_out| and |b| in 2^40 .. 2^127, against grad_out b times the reference f'. Until
-// 2026-12-03 the cutoffs were |f'| < 2^-286 (enough for grad_out alone): x = -22, grad_out = b = 2^120 gave -0.
+// (a in [-173, -70]), |grad_out| and |b| in 2^40 .. 2^127, against grad_out b times the reference f'. Cutoffs at
+// |f'| < 2^-286 (enough for grad_out alone) fail here: x = -22, grad_out = b = 2^120 needs -1.2e-32, not -0.
 // bf16 has float32's exponent range; fp16's products stay below 2^32, where every deep-tail result is 0.
 template <class S>
 void CheckGegluDeepTail() {
