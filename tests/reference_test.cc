@@ -137,6 +137,7 @@ TEST(MaxErrorTest, NanMismatchFailsTheBound) {
   gelu::reference::Worst merged;
   merged.Merge(w);
   EXPECT_FALSE(merged.Within(fn));
+}
 
 // The figures README.md and docs/ACCURACY.md give for the usual formula 0.5f*x*(1+erff(x/sqrt 2)) in float32
 // (src/reference/naive.h, this libm's erff), against the reference: "4% off at x = -5, 57% at -5.5, and returns 0
