@@ -263,52 +263,6 @@ __device__ constexpr TailTable kTailSigmoidDerivativeDevice = kTailSigmoidDeriva
 __device__ constexpr TailExpTable kTailExp2Device = kTailExp2;
 #endif
 
-// The table of one function, host or device copy. form: 0 none, 1 tanh, 2 sigmoid (gelu_approximate).
-#if defined(__CUDACC__)
-#define GELU_TABLE_FN __host__ __device__ __forceinline__
-#define GELU_TABLE_REF_FN GELU_TABLE_FN
-#else
-#define GELU_TABLE_FN inline
-#define GELU_TABLE_REF_FN inline constexpr  // on the host the AVX2 kernel transposes the tables at compile time
-#endif
-#if defined(__CUDA_ARCH__)
-#define GELU_TABLE_PICK(name) name##Device
-#else
-#define GELU_TABLE_PICK(name) name
-#endif
-#define GELU_TABLE_FOR(kind)                                                                                   \
-  if (derivative) {                                                                                            \
-    return form == 0 ? GELU_TABLE_PICK(k##kind##ExactDerivative)                                              \
-                     : form == 1 ? GELU_TABLE_PICK(k##kind##TanhDerivative)                                   \
-                                 : GELU_TABLE_PICK(k##kind##SigmoidDerivative);                               \
-  }                                                                                                            \
-  return form == 0 ? GELU_TABLE_PICK(k##kind##ExactForward)                                                   \
-                   : form == 1 ? GELU_TABLE_PICK(k##kind##TanhForward) : GELU_TABLE_PICK(k##kind##SigmoidForward)
-GELU_TABLE_REF_FN const CoreTable& CoreTableFor(int form, bool derivative) { GELU_TABLE_FOR(Core); }
-GELU_TABLE_REF_FN const RingTable& RingSigmoidTableFor(bool derivative) {
-  return derivative ? GELU_TABLE_PICK(kRingSigmoidDerivative) : GELU_TABLE_PICK(kRingSigmoidForward);
-}
-GELU_TABLE_REF_FN const TailTable& TailTableFor(int form, bool derivative) { GELU_TABLE_FOR(Tail); }
-GELU_TABLE_REF_FN const TailExpTable& TailExp2Table() { return GELU_TABLE_PICK(kTailExp2); }
-// The per-form scalars by form and direction (constexpr: template code reads them as constants, on the device too).
-GELU_TABLE_FN constexpr float TailTMaxFor(int form) {
-  return form == 0 ? kTailTMaxExact : form == 1 ? kTailTMaxTanh : kTailTMaxSigmoid;
-}
-GELU_TABLE_FN constexpr float TailIdentityFromFor(int form, bool derivative) {
-  if (derivative) {
-    return form == 0   ? kTailIdentityFromExactDerivative
-           : form == 1 ? kTailIdentityFromTanhDerivative
-                       : kTailIdentityFromSigmoidDerivative;
-  }
-  return form == 0   ? kTailIdentityFromExactForward
-         : form == 1 ? kTailIdentityFromTanhForward
-                     : kTailIdentityFromSigmoidForward;
-}
-#undef GELU_TABLE_FOR
-#undef GELU_TABLE_PICK
-#undef GELU_TABLE_FN
-#undef GELU_TABLE_REF_FN
-
 }  // namespace gelu::common
 
 #endif  // GELU_SRC_COMMON_CORE_TABLES_H_

@@ -147,7 +147,7 @@ GELU_HD V CoreF32(const Ops& o, V x, V grad_out) {
   return o.TimesWhere(FitsRatio(o, shifted), x, p.head, p.tail);
 }
 
-// True where |x| < kRingEnd (false for NaN): with InCore false, the lanes RingF32 serves (forms with HasRing).
+// True where |x| < kRingEnd (false for NaN): with InCore false, the lanes RingF32 serves (forms with F32Form::kHasRing).
 template <class Ops, class V>
 GELU_HD auto InRing(const Ops& o, V x) {
   return o.Lt(o.Abs(x), o.Set(common::kRingEnd));
@@ -171,7 +171,7 @@ GELU_HD V RingFinish(const Ops& o, V x, V grad_out, V y, M positive_ring) {
 // smaller linear term. Fit 2^-27.8 relative; measured over all inputs: docs/exhaustive_maxima.md.
 template <int kForm, bool kDerivative, class Ops, class V>
 GELU_HD V RingF32(const Ops& o, V x, V grad_out) {
-  static_assert(common::HasRing(kForm), "a form with a ring");
+  static_assert(common::F32Form<kForm>::kHasRing, "a form with a ring");
   const V t = o.Abs(x);
   const V shifted = o.Add(t, o.Set(common::kCoreShifter));
   const auto p = IntervalsF32<kForm, kDerivative, common::kRingRowsKind>(o, t, shifted, o.Column(shifted));
@@ -188,7 +188,7 @@ GELU_HD V RingF32(const Ops& o, V x, V grad_out) {
 // column at the same cost (a per-lane load), so a vector of core and ring lanes costs one evaluation, not two.
 template <int kForm, bool kDerivative, class Ops, class V, class M>
 GELU_HD V CoreOrRingF32(const Ops& o, V x, V grad_out, M ring) {
-  static_assert(common::HasRing(kForm), "a form with a ring");
+  static_assert(common::F32Form<kForm>::kHasRing, "a form with a ring");
   const V v = o.IfThenElse(ring, o.Abs(x), x);
   const V shifted = o.Add(v, o.Set(common::kCoreShifter));
   const auto p = IntervalsF32<kForm, kDerivative, common::kCoreAndRingRowsKind>(
@@ -205,7 +205,7 @@ GELU_HD V CoreOrRingF32(const Ops& o, V x, V grad_out, M ring) {
 // there to kTailTMax<Form> (beyond it TailF32's tables and E are those of kTailTMax, its correction smaller still).
 template <int kForm, bool kDerivative, class Ops, class V>
 GELU_HD auto TailIdentity(const Ops& o, V x) {
-  constexpr float kFrom = common::TailIdentityFromFor(kForm, kDerivative);
+  constexpr float kFrom = common::F32Form<kForm>::TailIdentityFrom(kDerivative);
   return o.Ge(x, o.Set(kFrom));
 }
 
@@ -214,6 +214,50 @@ template <class V, class M>
 struct TailResult {
   V value;
   M valid;
+};
+
+// The tail's exponent E(t) of each form, t >= 3.875 (TailF32: f(-t) = -exp(-E) A(t)), as e_hi + e_lo to ~2^-46
+// relative, its constants float pairs (src/common/core_tables.h). One specialisation per form.
+template <int kForm>
+struct TailExponent;
+// Exact form: E = t^2 / 2, exact as a float pair (TwoProduct, then halving).
+template <>
+struct TailExponent<common::kNone> {
+  template <class Ops, class V>
+  GELU_HD static void Eval(const Ops& o, V tc, V& e_hi, V& e_lo) {
+    const V sq = o.Mul(tc, tc);
+    e_hi = o.Mul(sq, o.Set(0.5f));
+    e_lo = o.Mul(o.MulSub(tc, tc, sq), o.Set(0.5f));
+  }
+};
+// Tanh form: E = z(t) = t (c1 + c3 t^2), c1 = 2 sqrt(2/pi), c3 = 0.044715 c1.
+template <>
+struct TailExponent<common::kTanh> {
+  template <class Ops, class V>
+  GELU_HD static void Eval(const Ops& o, V tc, V& e_hi, V& e_lo) {
+    const V c3 = o.Set(common::kTailTanhZ3Hi);
+    const V c1 = o.Set(common::kTailTanhZ1Hi);
+    const V sq = o.Mul(tc, tc);
+    const V sq_lo = o.MulSub(tc, tc, sq);
+    const V w = o.Mul(c3, sq);  // c3 t^2 = w + w_lo; w >= 1.07 > c1 - 1 for t >= 3.875
+    V w_lo = o.MulSub(c3, sq, w);
+    w_lo = o.MulAdd(c3, sq_lo, w_lo);
+    w_lo = o.MulAdd(o.Set(common::kTailTanhZ3Lo), sq, w_lo);
+    const V u = o.Add(w, c1);  // Fast2Sum: exponent(w) >= exponent(c1) = 0
+    const V u_lo = o.Add(o.Add(o.Sub(w, u), c1), o.Add(w_lo, o.Set(common::kTailTanhZ1Lo)));
+    e_hi = o.Mul(tc, u);
+    e_lo = o.MulAdd(tc, u_lo, o.MulSub(tc, u, e_hi));
+  }
+};
+// Sigmoid form: E = 1.702 t, the product carried as a float pair.
+template <>
+struct TailExponent<common::kSigmoid> {
+  template <class Ops, class V>
+  GELU_HD static void Eval(const Ops& o, V tc, V& e_hi, V& e_lo) {
+    const V s_hi = o.Set(common::kTailSigmoidScaleHi);
+    e_hi = o.Mul(tc, s_hi);
+    e_lo = o.MulAdd(tc, o.Set(common::kTailSigmoidScaleLo), o.MulSub(tc, s_hi, e_hi));
+  }
 };
 
 // The tail evaluation of form kForm, for x outside the core range: f(x) (kDerivative false) or grad_out * f'(x).
@@ -228,7 +272,7 @@ struct TailResult {
 template <int kForm, bool kDerivative, class Ops, class V>
 GELU_HD auto TailF32(const Ops& o, V x, V grad_out) {
   const V t = o.Abs(x);
-  const V tmax = o.Set(common::TailTMaxFor(kForm));
+  const V tmax = o.Set(common::F32Form<kForm>::kTailTMax);
   const V tc = o.Min(t, tmax);
   // A(t) or B(t) = hi + a_lo, a_lo = lo + d * (a1 + ... + d^4 a5): |a_lo| up to about a fifth of hi (tanh's B,
   // which grows like t^3), a tenth or less elsewhere.
@@ -239,30 +283,8 @@ GELU_HD auto TailF32(const Ops& o, V x, V grad_out) {
   for (int i = common::kTailRows - 2; i >= 3; --i) q = o.MulAdd(q, d, row[i]);
   const V a_hi = row[1];
   const V a_lo = o.MulAdd(q, d, row[2]);
-  // E = e_hi + e_lo, to ~2^-46 relative: t^2 / 2 (exact), 1.702 t, or t (c1 + c3 t^2), constants as float pairs.
   V e_hi, e_lo;
-  if constexpr (kForm == 0) {
-    const V sq = o.Mul(tc, tc);
-    e_hi = o.Mul(sq, o.Set(0.5f));
-    e_lo = o.Mul(o.MulSub(tc, tc, sq), o.Set(0.5f));
-  } else if constexpr (kForm == 2) {
-    const V s_hi = o.Set(common::kTailSigmoidScaleHi);
-    e_hi = o.Mul(tc, s_hi);
-    e_lo = o.MulAdd(tc, o.Set(common::kTailSigmoidScaleLo), o.MulSub(tc, s_hi, e_hi));
-  } else {
-    const V c3 = o.Set(common::kTailTanhZ3Hi);
-    const V c1 = o.Set(common::kTailTanhZ1Hi);
-    const V sq = o.Mul(tc, tc);
-    const V sq_lo = o.MulSub(tc, tc, sq);
-    const V w = o.Mul(c3, sq);  // c3 t^2 = w + w_lo; w >= 1.07 > c1 - 1 for t >= 3.875
-    V w_lo = o.MulSub(c3, sq, w);
-    w_lo = o.MulAdd(c3, sq_lo, w_lo);
-    w_lo = o.MulAdd(o.Set(common::kTailTanhZ3Lo), sq, w_lo);
-    const V u = o.Add(w, c1);  // Fast2Sum: exponent(w) >= exponent(c1) = 0
-    const V u_lo = o.Add(o.Add(o.Sub(w, u), c1), o.Add(w_lo, o.Set(common::kTailTanhZ1Lo)));
-    e_hi = o.Mul(tc, u);
-    e_lo = o.MulAdd(tc, u_lo, o.MulSub(tc, u, e_hi));
-  }
+  TailExponent<kForm>::Eval(o, tc, e_hi, e_lo);
   // exp(-E) = 2^-m 2^(-j/32) e^-r: n = 32 m + j = round(E 32 / ln2) (< 2^13 for t <= kTailTMax: E <= 102), read
   // from the low bits of kd; r = E - n ln2/32 in [-ln2/64, ln2/64] (Cody-Waite, the first product exact);
   // e^-r - 1 = p by Taylor to degree 4 (truncation < 2^-39).

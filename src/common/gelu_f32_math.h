@@ -47,12 +47,10 @@
 #include <cstdint>
 
 #include "src/common/core_tables.h"
+#include "src/common/f32_forms.h"  // F32Form: the per-form tables and constants
 #include "src/common/gelu_scalar.h"  // GELU_HD, GeluF32InDouble (the tails)
 
 namespace gelu::common {
-
-// Whether form kForm has a ring (RingF32): the sigmoid only (the method comment above says why).
-GELU_HD constexpr bool HasRing(int form) { return form == 2; }
 
 // The rows of the table a lookup of the core, the ring or the tail reads: kind kCoreRowsKind the core table of
 // (form, derivative), kRingRowsKind the sigmoid ring's table, kTailRowsKind the tail table, kTailExp2RowsKind the
@@ -64,14 +62,14 @@ enum TableKind { kCoreRowsKind, kRingRowsKind, kCoreAndRingRowsKind, kTailRowsKi
 template <int kKind, int kForm, bool kDerivative>
 GELU_HD constexpr const auto& TableRowsOf() {
   if constexpr (kKind == kCoreRowsKind) {
-    return CoreTableFor(kForm, kDerivative).row;
+    return F32Form<kForm>::Core(kDerivative).row;
   } else if constexpr (kKind == kRingRowsKind) {
-    static_assert(HasRing(kForm), "a form with a ring");
-    return RingSigmoidTableFor(kDerivative).row;
+    static_assert(F32Form<kForm>::kHasRing, "a form with a ring");
+    return F32Form<kForm>::Ring(kDerivative).row;
   } else if constexpr (kKind == kCoreAndRingRowsKind) {
     static_assert(kKind != kCoreAndRingRowsKind, "no single table: the policy that reads it builds its layout");
   } else if constexpr (kKind == kTailRowsKind) {
-    return TailTableFor(kForm, kDerivative).row;
+    return F32Form<kForm>::Tail(kDerivative).row;
   } else {
     return TailExp2Table().row;
   }
@@ -86,8 +84,7 @@ template <int kForm>
 struct CoreRootInterval {
   // The host tables by name: constants only are read from them, so the device code may use the results (there
   // TableRowsOf picks the device copies and is not constexpr).
-  static constexpr const auto& kRows =
-      (kForm == 0 ? kCoreExactDerivative : kForm == 1 ? kCoreTanhDerivative : kCoreSigmoidDerivative).row;
+  static constexpr const auto& kRows = F32Form<kForm>::kHostCoreDerivative.row;
   static constexpr int FindColumn() {
     int found = -1;
     for (int j = 0; j < kCoreColumns; ++j) {
@@ -179,7 +176,7 @@ GELU_HD float ForwardF32Form(float x) {
   const ScalarOps o;
   if (InCore(o, x)) return CoreF32<kForm, false>(o, x, 1.0f);
   if (TailIdentity<kForm, false>(o, x)) return x;
-  if constexpr (HasRing(kForm)) {
+  if constexpr (F32Form<kForm>::kHasRing) {
     if (InRing(o, x)) return RingF32<kForm, false>(o, x, 1.0f);
   }
   const auto tail = TailF32<kForm, false>(o, x, 1.0f);
@@ -190,7 +187,7 @@ GELU_HD float BackwardF32Form(float grad_out, float x) {
   const ScalarOps o;
   if (InCore(o, x)) return CoreF32<kForm, true>(o, x, grad_out);
   if (TailIdentity<kForm, true>(o, x)) return grad_out;
-  if constexpr (HasRing(kForm)) {
+  if constexpr (F32Form<kForm>::kHasRing) {
     if (InRing(o, x)) return RingF32<kForm, true>(o, x, grad_out);
   }
   const auto tail = TailF32<kForm, true>(o, x, grad_out);

@@ -529,7 +529,7 @@ HWY_INLINE void GeluF32Run(const float* g, const float* x, float* y, size_t coun
       // (docs/EXPERIMENTS.md).
       // (The core first where it serves every vector: with OutsideCore first GCC schedules the core's first
       // vpermt2ps last.)
-      constexpr bool kCoreOrRing = common::HasRing(kForm) && HWY_TARGET == HWY_AVX2;
+      constexpr bool kCoreOrRing = common::F32Form<kForm>::kHasRing && HWY_TARGET == HWY_AVX2;
       hn::Vec<decltype(df)> v;
       if constexpr (!kCoreOrRing) v = gelu::HWY_NAMESPACE::CoreF32<kForm, kBackward>(o, xv, gv);
       const bool any_outside = AnyOutsideCore(df, xv);
@@ -539,7 +539,7 @@ HWY_INLINE void GeluF32Run(const float* g, const float* x, float* y, size_t coun
         // Identity lanes (x >= kTailIdentityFrom > kCoreEnd): the result is x or grad_out.
         const auto identity = gelu::HWY_NAMESPACE::TailIdentity<kForm, kBackward>(o, xv);
         auto tail = hn::AndNot(identity, OutsideCore(df, xv));
-        if constexpr (common::HasRing(kForm)) {
+        if constexpr (common::F32Form<kForm>::kHasRing) {
           const auto ring = hn::And(tail, gelu::HWY_NAMESPACE::InRing(o, xv));
           if constexpr (kCoreOrRing) {
             v = gelu::HWY_NAMESPACE::CoreOrRingF32<kForm, kBackward>(o, xv, gv, ring);
