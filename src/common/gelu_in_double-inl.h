@@ -160,35 +160,57 @@ GELU_HD V CommonRange(const Ops& o, V x) {
   }
 }
 
-// The general (non-common-range) path of form kForm (0 none, 1 tanh, 2 sigmoid): GeluInDouble takes it for
-// |x| > kCommonRangeMax (every x for the sigmoid form), and the float-core kernels send it the tail lanes the float
-// tail leaves invalid (results below 2^-126 for x < 0, -inf, NaN).
-template <int kForm, bool kDerivative, class Ops, class V>
-GELU_HD V GeneralInDouble(const Ops& o, V x) {
-  if constexpr (kForm == 0) {
+// The double path's formula of each form, one block per form: General, the path for every x (for |x| >
+// kCommonRangeMax where the form has a common range; the float-core kernels also send it the tail lanes the float
+// tail leaves invalid: results below 2^-126 for x < 0, -inf, NaN), and, where kHasCommonRange, InCommonRange,
+// the polynomial for |x| <= kCommonRangeMax (coefficients.h).
+template <int kForm>
+struct InDoubleForm;
+// Exact form: x Phi(x) through erfc (ExactForm); common range fitted to f and f'.
+template <>
+struct InDoubleForm<common::kNone> {
+  static constexpr bool kHasCommonRange = true;
+  template <bool kDerivative, class Ops, class V>
+  GELU_HD static V General(const Ops& o, V x) {
     return ExactForm<kDerivative>(o, x);
-  } else if constexpr (kForm == 1) {
+  }
+  template <bool kDerivative, class Ops, class V>
+  GELU_HD static V InCommonRange(const Ops& o, V x) {
+    return CommonRange<kDerivative, common::kCommonExactForward, common::kCommonExactForwardDegree,
+                          common::kCommonExactDerivative, common::kCommonExactDerivativeDegree>(o, x);
+  }
+};
+// Tanh form: x sigmoid(z), z = 2 sqrt(2/pi) (x + 0.044715 x^3) (SigmoidForm); common range fitted to f and f'.
+template <>
+struct InDoubleForm<common::kTanh> {
+  static constexpr bool kHasCommonRange = true;
+  template <bool kDerivative, class Ops, class V>
+  GELU_HD static V General(const Ops& o, V x) {
     const V x2 = o.Mul(x, x);  // exact for float32 x
     const V z = o.Mul(x, o.MulAdd(o.Set(common::kTanhZ3), x2, o.Set(common::kTanhZ1)));
     const V dz = o.MulAdd(o.Set(3.0 * common::kTanhZ3), x2, o.Set(common::kTanhZ1));
     return SigmoidForm<kDerivative>(o, x, z, dz);
-  } else {
+  }
+  template <bool kDerivative, class Ops, class V>
+  GELU_HD static V InCommonRange(const Ops& o, V x) {
+    return CommonRange<kDerivative, common::kCommonTanhForward, common::kCommonTanhForwardDegree,
+                          common::kCommonTanhDerivative, common::kCommonTanhDerivativeDegree>(o, x);
+  }
+};
+// Sigmoid form: x sigmoid(1.702 x) (SigmoidForm) everywhere; no common range (its one exp is as cheap).
+template <>
+struct InDoubleForm<common::kSigmoid> {
+  static constexpr bool kHasCommonRange = false;
+  template <bool kDerivative, class Ops, class V>
+  GELU_HD static V General(const Ops& o, V x) {
     const V scale = o.Set(common::kSigmoidScale);
     return SigmoidForm<kDerivative>(o, x, o.Mul(scale, x), scale);
   }
-}
+};
 
-// The common-range polynomial of form kForm (0 none, 1 tanh; the sigmoid form has none).
 template <int kForm, bool kDerivative, class Ops, class V>
-GELU_HD V CommonRangeOf(const Ops& o, V x) {
-  static_assert(kForm == 0 || kForm == 1, "only the exact and tanh forms have a common range");
-  if constexpr (kForm == 0) {
-    return CommonRange<kDerivative, common::kCommonExactForward, common::kCommonExactForwardDegree,
-                       common::kCommonExactDerivative, common::kCommonExactDerivativeDegree>(o, x);
-  } else {
-    return CommonRange<kDerivative, common::kCommonTanhForward, common::kCommonTanhForwardDegree,
-                       common::kCommonTanhDerivative, common::kCommonTanhDerivativeDegree>(o, x);
-  }
+GELU_HD V GeneralInDouble(const Ops& o, V x) {
+  return InDoubleForm<kForm>::template General<kDerivative>(o, x);
 }
 
 // f(x) or f'(x) of form kForm, x holding float32 values in double: the common-range polynomial where
@@ -197,16 +219,17 @@ GELU_HD V CommonRangeOf(const Ops& o, V x) {
 // lane, so each lane's bits depend on its own input only (never on its neighbours or on n).
 template <int kForm, bool kDerivative, class Ops, class V>
 GELU_HD V GeluInDouble(const Ops& o, V x) {
-  if constexpr (kForm == 2) {
+  using F = InDoubleForm<kForm>;
+  if constexpr (!F::kHasCommonRange) {
     return GeneralInDouble<kForm, kDerivative>(o, x);
   } else {
     const auto in_common = o.Le(o.Abs(x), o.Set(common::kCommonRangeMax));  // false for NaN
     if constexpr (Ops::kOneLane) {
-      return in_common ? CommonRangeOf<kForm, kDerivative>(o, x) : GeneralInDouble<kForm, kDerivative>(o, x);
+      return in_common ? F::template InCommonRange<kDerivative>(o, x) : GeneralInDouble<kForm, kDerivative>(o, x);
     } else {
       // The polynomial before the test: nearly every N(0,1) vector needs it, so a branch first (skipping it where
       // no lane does) only adds a mispredictable jump to the common case (docs/EXPERIMENTS.md).
-      const V common_range = CommonRangeOf<kForm, kDerivative>(o, x);
+      const V common_range = F::template InCommonRange<kDerivative>(o, x);
       if (o.AllTrue(in_common)) return common_range;
       return o.IfThenElse(in_common, common_range, GeneralInDouble<kForm, kDerivative>(o, x));
     }
