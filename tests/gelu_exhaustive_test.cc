@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
-// The accuracy claim of the float32 functions: every one of the 2^32 inputs, every Highway target this CPU
-// supports and this build compiled except the one-lane fallbacks (below), every float32 function of the three forms
-// in src/common/functions.h (forward, and backward with grad_out = 1; with grad_out = +-0 the sign of the zero),
-// through the public dispatched entry points, against the double reference (src/reference/reference.h, itself
-// checked against MPFR in reference_test.cc), with signed zeros told apart (src/reference/ulp.h).
+// The accuracy claim of the float32 functions: every one of the 2^32 inputs, every Highway target it is asked for
+// (below: by default every target this CPU supports and this build compiled except the one-lane fallbacks), every
+// float32 function of the three forms in src/common/functions.h (forward, and backward with grad_out = 1; with
+// grad_out = +-0 the sign of the zero), through the public dispatched entry points, against the double reference
+// (src/reference/reference.h, itself checked against MPFR in reference_test.cc), with signed zeros told apart
+// (src/reference/ulp.h). The test fails unless every target asked for was swept over all inputs, prints the list it
+// swept, and compares its table of maxima with docs/exhaustive_maxima.md (tests/exhaustive_maxima.h).
 //
 // The reference dominates the cost, so it is evaluated once per input and function: the threads compute one
 // 2^20-input chunk each for every target in turn (a std::barrier switches the dispatched target between
@@ -11,6 +13,17 @@
 // reference values (targets with FMA give bit-identical results; the others differ in a few last bits).
 //
 // CTest label `exhaustive` (several minutes on 2 cores); CI runs it on every commit.
+//
+// Environment:
+//   GELU_EXHAUSTIVE_TARGETS  the targets to sweep: "supported" (the default, what scripts/test.sh passes) or a
+//                            comma-separated list of Highway target names, e.g. AVX3,AVX2,SSE4,SSSE3. A target
+//                            named that this build did not compile or this CPU does not support fails the test.
+//   GELU_WRITE_EXHAUSTIVE_MAXIMA=1  rewrite the rows of the swept targets in docs/exhaustive_maxima.md (keeping the
+//                            other targets' rows) instead of comparing with them. A failed comparison writes
+//                            the file it would have written to the test's temporary directory and says where.
+//   GELU_EXHAUSTIVE_CHUNKS=N a developer aid: sweep only the first N of the 4096 chunks of 2^20 inputs. The test
+//                            then fails (an incomplete sweep proves nothing) and neither compares nor writes the
+//                            maxima; it exercises the machinery in seconds.
 #include <algorithm>
 #include <barrier>
 #include <chrono>
@@ -18,7 +31,12 @@
 #include <bit>
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
 #include <limits>
+#include <sstream>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -30,6 +48,7 @@
 #include "src/common/gelu_f32_math.h"
 #include "src/reference/reference.h"
 #include "src/reference/ulp.h"
+#include "tests/exhaustive_maxima.h"
 
 namespace {
 
@@ -38,17 +57,107 @@ using gelu::reference::Worst;
 using gelu::common::Function;
 constexpr uint32_t kChunk = 1u << 20, kChunks = 4096;  // 4096 * 2^20 = 2^32 inputs
 
-// Every compiled target this CPU supports, except the one-lane fallbacks (HWY_SCALAR, HWY_EMU128): they run only
-// on CPUs without SSSE3/NEON, and evaluate one lane at a time through emulated vector code, which would take
-// most of CI's time here. They get the fast per-target suite (gelu_f32_test.cc: specials, thresholds, a dense
-// sweep, 4e5 random inputs), and the shared scalar path (src/common/gelu_scalar.h) is checked bit for bit
-// against the FMA targets there.
-std::vector<int64_t> ExhaustiveTargets() {
+// The default: every compiled target this CPU supports, except the one-lane fallbacks (HWY_SCALAR, HWY_EMU128):
+// they run only on CPUs without SSSE3/NEON, and evaluate one lane at a time through emulated vector code, which
+// would take most of CI's time here. They get the fast per-target suite (gelu_f32_test.cc: specials, thresholds,
+// a dense sweep, 4e5 random inputs), and the shared scalar path (src/common/gelu_scalar.h) is checked bit for bit
+// against the FMA targets there. Naming one in GELU_EXHAUSTIVE_TARGETS sweeps it too.
+struct TargetList {
   std::vector<int64_t> targets;
-  for (int64_t t : hwy::SupportedAndGeneratedTargets()) {
-    if (t != HWY_SCALAR && t != HWY_EMU128) targets.push_back(t);
+  std::string error;  // why the list cannot be swept here; "" if it can
+};
+TargetList ExhaustiveTargets(const char* request) {
+  TargetList list;
+  const std::string req = request == nullptr || *request == '\0' ? "supported" : request;
+  if (req == "supported") {
+    for (int64_t t : hwy::SupportedAndGeneratedTargets()) {
+      if (t != HWY_SCALAR && t != HWY_EMU128) list.targets.push_back(t);
+    }
+    if (list.targets.empty()) list.error = "this CPU supports none of the compiled targets but the one-lane fallbacks";
+    return list;
   }
-  return targets;
+  std::stringstream names(req);
+  std::string name;
+  while (std::getline(names, name, ',')) {
+    int64_t target = 0;
+    for (int bit = 0; bit < 63; ++bit) {
+      if (name == hwy::TargetName(int64_t{1} << bit)) target = int64_t{1} << bit;
+    }
+    if (target == 0) {
+      list.error += "'" + name + "' is not the name of a Highway target of this architecture; ";
+    } else if ((target & HWY_TARGETS) == 0) {
+      list.error += name + " was not compiled in this build; ";
+    } else if ((target & hwy::SupportedTargets()) == 0) {
+      list.error += name + " is not supported by this CPU; ";
+    } else {
+      list.targets.push_back(target);
+    }
+  }
+  if (list.targets.empty() && list.error.empty()) list.error = "no target named";
+  return list;
+}
+
+std::vector<std::string> TargetNames(int64_t mask) {
+  std::vector<std::string> names;
+  for (int bit = 0; bit < 63; ++bit) {
+    if (mask & (int64_t{1} << bit)) names.push_back(hwy::TargetName(int64_t{1} << bit));
+  }
+  return names;
+}
+
+// The CPU the rows were produced on, for docs/exhaustive_maxima.md: /proc/cpuinfo's first "model name".
+std::string CpuModel() {
+  std::ifstream in("/proc/cpuinfo");
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.rfind("model name", 0) == 0 && line.find(':') != std::string::npos) {
+      return line.substr(line.find_first_not_of(" \t", line.find(':') + 1));
+    }
+  }
+  return "unknown CPU";
+}
+
+constexpr const char* kMaximaPath = GELU_SOURCE_DIR "/docs/exhaustive_maxima.md";
+
+// Compares rows[t] (target names[t]) with docs/exhaustive_maxima.md, or with GELU_WRITE_EXHAUSTIVE_MAXIMA=1
+// replaces them there.
+void CheckOrWriteMaxima(const std::vector<std::string>& names, const std::vector<std::vector<std::string>>& rows) {
+  namespace e = gelu::exhaustive;
+  std::string text;
+  {
+    std::ifstream in(kMaximaPath, std::ios::binary);
+    std::stringstream s;
+    if (in) s << in.rdbuf();
+    text = s.str();
+  }
+  e::Maxima m = e::Parse(text);
+  const char* write = std::getenv("GELU_WRITE_EXHAUSTIVE_MAXIMA");
+  if (write != nullptr && std::strcmp(write, "1") == 0) {
+    const std::string cpu = CpuModel();
+    for (size_t t = 0; t < names.size(); ++t) e::Replace(&m, names[t], rows[t], cpu);
+    std::ofstream out(kMaximaPath, std::ios::binary | std::ios::trunc);
+    out << e::Render(m);
+    out.close();
+    ASSERT_TRUE(out) << "could not write " << kMaximaPath;
+    std::printf("wrote the rows of %zu targets to %s\n", names.size(), kMaximaPath);
+    return;
+  }
+  bool same = true;
+  for (size_t t = 0; t < names.size(); ++t) {
+    const std::string d = e::Differences(m, names[t], rows[t]);
+    same = same && d.empty();
+    EXPECT_EQ(d, "") << kMaximaPath << " does not hold what this sweep measured on " << names[t] << ":\n" << d;
+  }
+  if (!same) {
+    // What GELU_WRITE_EXHAUSTIVE_MAXIMA=1 would have written, so that a failed run need not be repeated.
+    const std::string cpu = CpuModel();
+    for (size_t t = 0; t < names.size(); ++t) e::Replace(&m, names[t], rows[t], cpu);
+    const std::string path = ::testing::TempDir() + "gelu_exhaustive_maxima.md";
+    std::ofstream(path, std::ios::binary | std::ios::trunc) << e::Render(m);
+    ADD_FAILURE() << "If the change is intended, regenerate the swept targets' rows and commit the file: run\n"
+                  << "  GELU_WRITE_EXHAUSTIVE_MAXIMA=1 build/tests/gelu_exhaustive_test --gtest_filter='*AllTargets'\n"
+                  << "or copy what this run would have written: cp " << path << " " << kMaximaPath;
+  }
 }
 
 // grad_out = +-0: the result must be the zero IEEE gives grad_out * f'(x), of sign sign(grad_out) xor sign(f'(x)), and
@@ -96,16 +205,25 @@ TEST(GeluExhaustiveTest, F32AllInputsAllFunctionsAllTargets) {
     return fns;
   }();
   const size_t kNumFunctions = kFunctions.size();
-  const std::vector<int64_t> targets = ExhaustiveTargets();
+  const char* request = std::getenv("GELU_EXHAUSTIVE_TARGETS");
+  const TargetList list = ExhaustiveTargets(request);
+  ASSERT_EQ(list.error, "") << "GELU_EXHAUSTIVE_TARGETS=" << (request ? request : "(unset: supported)")
+                            << " cannot be swept here; compiled: " << ::testing::PrintToString(TargetNames(HWY_TARGETS))
+                            << ", supported by this CPU: "
+                            << ::testing::PrintToString(TargetNames(hwy::SupportedTargets()));
+  const std::vector<int64_t>& targets = list.targets;
   const size_t num_targets = targets.size();
-  ASSERT_GT(num_targets, 0u);
+  const char* chunks_env = std::getenv("GELU_EXHAUSTIVE_CHUNKS");  // developer aid (above)
+  const uint32_t num_chunks =
+      chunks_env == nullptr ? kChunks : std::min<uint32_t>(kChunks, static_cast<uint32_t>(std::atoi(chunks_env)));
   gelu_set_num_threads(1);  // the test's own threads split the work; each library call stays on its thread
   const unsigned workers = std::max(1u, std::thread::hardware_concurrency());
 
   // worst[w][target][function]
   std::vector<std::vector<std::vector<Worst>>> worst(
       workers, std::vector<std::vector<Worst>>(num_targets, std::vector<Worst>(kNumFunctions)));
-  std::vector<std::vector<const char*>> dispatched(workers, std::vector<const char*>(num_targets));
+  // swept[w][target]: chunks that worker w computed with the library dispatched to that target
+  std::vector<std::vector<uint32_t>> swept(workers, std::vector<uint32_t>(num_targets));
   std::vector<std::vector<std::vector<ZeroGradOutSign>>> zero_sign_errors(
       workers, std::vector<std::vector<ZeroGradOutSign>>(num_targets, std::vector<ZeroGradOutSign>(kNumFunctions)));
 
@@ -124,15 +242,15 @@ TEST(GeluExhaustiveTest, F32AllInputsAllFunctionsAllTargets) {
         const std::vector<float> zeros[2] = {std::vector<float>(kChunk, 0.0f), std::vector<float>(kChunk, -0.0f)};
         std::vector<std::vector<std::vector<float>>> y(
             num_targets, std::vector<std::vector<float>>(kNumFunctions, std::vector<float>(kChunk)));
-        for (uint32_t batch = 0; batch * workers < kChunks; ++batch) {
+        for (uint32_t batch = 0; batch * workers < num_chunks; ++batch) {
           const uint32_t c = batch * workers + w;
-          const bool active = c < kChunks;
+          const bool active = c < num_chunks;
           if (active) {
             for (uint32_t i = 0; i < kChunk; ++i) x[i] = std::bit_cast<float>(c * kChunk + i);
           }
           for (size_t t = 0; t < num_targets; ++t) {
             if (active) {
-              dispatched[w][t] = gelu_simd_target();
+              swept[w][t] += std::strcmp(gelu_simd_target(), hwy::TargetName(targets[t])) == 0;
               for (size_t f = 0; f < kNumFunctions; ++f) {
                 const Function& fn = kFunctions[f];
                 float* out = y[t][f].data();
@@ -147,7 +265,7 @@ TEST(GeluExhaustiveTest, F32AllInputsAllFunctionsAllTargets) {
           }
           if (!active) continue;
           if (w == 0 && batch % 128 == 0) {
-            std::fprintf(stderr, "exhaustive: chunk %u of %u, %.0f s\n", c, kChunks,
+            std::fprintf(stderr, "exhaustive: chunk %u of %u, %.0f s\n", c, num_chunks,
                          std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
           }
           for (uint32_t i = 0; i < kChunk; ++i) {
@@ -181,28 +299,41 @@ TEST(GeluExhaustiveTest, F32AllInputsAllFunctionsAllTargets) {
   hwy::SetSupportedTargetsForTest(0);
   gelu_set_num_threads(0);
 
-  std::printf("| target | function | max ULP | where (x) | near-root max abs err / 2^-24 |\n|---|---|---|---|---|\n");
+  std::vector<std::string> names, swept_names;
+  std::vector<std::vector<std::string>> rows(num_targets);
+  std::printf("%s", gelu::exhaustive::kTableHead);
   for (size_t t = 0; t < num_targets; ++t) {
-    EXPECT_STREQ(dispatched[0][t], hwy::TargetName(targets[t])) << "the library did not switch targets";
+    const char* name = hwy::TargetName(targets[t]);
+    names.push_back(name);
+    uint32_t chunks = 0;
+    for (const auto& per_worker : swept) chunks += per_worker[t];
+    EXPECT_EQ(chunks, kChunks) << name << " was not swept: " << chunks << " of the " << kChunks
+                               << " chunks of 2^20 inputs ran on it (the others on another target, or not at all)";
+    if (chunks == kChunks) swept_names.push_back(name);
     for (size_t f = 0; f < kNumFunctions; ++f) {
       Worst w;
       for (auto& per_worker : worst) w.Merge(per_worker[t][f]);
       const Function& fn = kFunctions[f];
-      std::printf("| %s | %s | %.4f | %a |", hwy::TargetName(targets[t]), fn.name, w.ulp, w.x);
-      if (fn.backward()) std::printf(" %.4f (x=%a) |\n", w.abs24, w.abs_x); else std::printf(" - |\n");
-      EXPECT_LE(w.ulp, fn.f32_ulp) << hwy::TargetName(targets[t]) << " " << fn.name << std::hexfloat << " x=" << w.x
-                                   << " y=" << w.y << " ref=" << w.r;
-      EXPECT_EQ(w.nan_mismatches, 0u) << hwy::TargetName(targets[t]) << " " << fn.name << std::hexfloat
-                                      << " first at x=" << w.nan_x;
+      rows[t].push_back(gelu::exhaustive::FormatRow(name, fn.name, w.ulp, w.x, fn.backward(), w.abs24, w.abs_x));
+      std::printf("%s\n", rows[t].back().c_str());
+      EXPECT_LE(w.ulp, fn.f32_ulp) << name << " " << fn.name << std::hexfloat << " x=" << w.x << " y=" << w.y
+                                   << " ref=" << w.r;
+      EXPECT_EQ(w.nan_mismatches, 0u) << name << " " << fn.name << std::hexfloat << " first at x=" << w.nan_x;
       if (fn.backward()) EXPECT_LE(w.abs24 * 0x1p-24, fn.f32_abs) << fn.name << std::hexfloat << " x=" << w.abs_x;
       if (fn.backward()) {
         ZeroGradOutSign z;
         for (auto& per_worker : zero_sign_errors) z.Merge(per_worker[t][f]);
-        EXPECT_EQ(z.errors, 0u) << hwy::TargetName(targets[t]) << " " << fn.name << ": grad_out = +-0 gave a zero of the "
+        EXPECT_EQ(z.errors, 0u) << name << " " << fn.name << ": grad_out = +-0 gave a zero of the "
                                 << "wrong sign, first at x=" << std::hexfloat << z.first_x;
       }
     }
   }
+  std::string swept_list;
+  for (const std::string& n : swept_names) swept_list += (swept_list.empty() ? "" : ", ") + n;
+  std::printf("swept all 2^32 inputs on: %s (%zu of the %zu targets asked for)\n",
+              swept_list.empty() ? "none" : swept_list.c_str(), swept_names.size(), num_targets);
+  ASSERT_EQ(swept_names.size(), num_targets) << "an incomplete sweep: the maxima are neither compared nor written";
+  CheckOrWriteMaxima(names, rows);
 }
 
 // The premise of the kernels' identity lanes (common::TailIdentity): from kTailIdentityFrom<Function> up, the float

@@ -10,9 +10,14 @@
 #   --out     where the build, logs and CSVs go (default: build-gpu-check)
 # Environment: NVCC (default: nvcc on PATH, else /usr/local/cuda/bin/nvcc), GELU_CUDA_ARCH (default 90),
 #   GELU_BENCH_N (elements, default 268435456 = 2^28), GELU_BENCH_REPS (default 25), PYTHON (default python3).
-# Exit status: 0 all tests passed (and timings taken), 1 a build or test failed, 77 no GPU (built, not run).
+#   GELU_REQUIRE_GPU (default 1 here): a GPU test that cannot run is a failure, not a skip; so without a GPU this
+#   script fails. GELU_REQUIRE_GPU=0 on a machine without a GPU: build and the device-free checks only (exit 77).
+# Exit status: 0 all tests passed (and timings taken), 1 a build or test failed, 77 no GPU (built, not run; only
+#   with GELU_REQUIRE_GPU=0).
 set -uo pipefail
 cd "$(dirname "$0")/../.."
+# This script is the GPU run: a GPU test it cannot run fails it (tests/cuda/gpu_checks.h, SkipIsFailure).
+export GELU_REQUIRE_GPU="${GELU_REQUIRE_GPU:-1}"
 
 quick=0
 out=build-gpu-check
@@ -79,8 +84,13 @@ echo "built in $(elapsed)"
 echo "== GPU tests"
 test_args=()
 [ "$quick" = 1 ] && test_args+=(--quick)
-"$out/gelu_cuda_check" "${test_args[@]}"
-test_rc=$?
+"$out/gelu_cuda_check" "${test_args[@]}" | tee "$out/tests.log"
+test_rc=${PIPESTATUS[0]}
+if grep -q '^FAILED: NO GPU' "$out/tests.log"; then
+  echo "check.sh: FAILED: NO GPU on this machine, and GELU_REQUIRE_GPU=1: the GPU tests could not run ($(elapsed))."
+  echo "Run this script on a machine with an NVIDIA GPU (GELU_REQUIRE_GPU=0: build and device-free checks only)."
+  exit 1
+fi
 if [ "$test_rc" = 77 ]; then
   echo "check.sh: NO GPU on this machine: built everything, ran the device-free checks; no GPU tests and no"
   echo "timings were possible ($(elapsed)). Run this script on a machine with an NVIDIA GPU."

@@ -103,9 +103,18 @@ struct Worst {
     }
   }
   void Add(float xi, float yi, double ri, bool derivative) { AddError(xi, yi, ri, derivative, Error(xi, yi, ri, derivative)); }
+  // A tie goes to the smaller bit pattern of x, which is where AddError over increasing bit patterns keeps it, so
+  // the merged maximum and its place do not depend on how the inputs were split among trackers.
   void Merge(const Worst& o) {
-    if (MaxError::Raise(ulp, o.ulp)) { x = o.x; y = o.y; r = o.r; }
-    if (MaxError::Raise(abs24, o.abs24)) abs_x = o.abs_x;
+    const auto before = [](float a, float b) { return std::bit_cast<uint32_t>(a) < std::bit_cast<uint32_t>(b); };
+    if (MaxError::Raise(ulp, o.ulp) || (o.ulp == ulp && o.count != 0 && before(o.x, x))) {
+      x = o.x;
+      y = o.y;
+      r = o.r;
+    }
+    if (MaxError::Raise(abs24, o.abs24) || (o.abs24 == abs24 && o.count != 0 && before(o.abs_x, abs_x))) {
+      abs_x = o.abs_x;
+    }
     if (nan_mismatches == 0 && o.nan_mismatches > 0) nan_x = o.nan_x;
     nan_mismatches += o.nan_mismatches;
     count += o.count;

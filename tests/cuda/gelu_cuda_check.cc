@@ -7,7 +7,9 @@
 //   --quick     sizes/offsets, busy streams, fused shapes, argument checks, the 16-bit forward functions and the
 //               device reset only (seconds)
 //   --no-large  skip the in-place 2^34 + 3 element check (64 GiB of device memory)
-// Exit status: 0 all passed, 1 a check failed, 77 no usable GPU (nothing was checked).
+// Exit status: 0 all passed, 1 a check failed, 77 no usable GPU (nothing was checked). A check that cannot run
+// counts as failed (exit 1, not 77) where a CUDA device is present or GELU_REQUIRE_GPU=1 is set (SkipIsFailure in
+// gpu_checks.h; bench/gpu/check.sh sets it).
 #include <chrono>
 #include <cstdio>
 #include <cstring>
@@ -24,8 +26,13 @@ int g_failed = 0, g_passed = 0, g_skipped = 0;
 
 void Print(const std::string& name, const Report& r, double seconds) {
   std::printf("%-40s %6.1f s  %s\n", name.c_str(), seconds, r.Summary().c_str());
+  const std::string skip_fails = r.skipped ? gelu::cuda_test::SkipIsFailure() : "";
+  if (!skip_fails.empty()) std::printf("%-40s FAILED: not run, and a skip is a failure here (%s)\n", name.c_str(),
+                                       skip_fails.c_str());
   std::fflush(stdout);
-  if (r.skipped) {
+  if (!skip_fails.empty()) {
+    ++g_failed;
+  } else if (r.skipped) {
     ++g_skipped;
   } else if (r.ok()) {
     ++g_passed;
@@ -65,6 +72,12 @@ int main(int argc, char** argv) {
   const std::string why = GpuUnavailableReason();
   if (!why.empty()) {
     Run("no device: valid call -> GELU_CUDA_ERROR", only, [] { return CheckNoDeviceError(); });
+    const std::string skip_fails = SkipIsFailure();
+    if (!skip_fails.empty()) {
+      std::printf("FAILED: NO GPU (%s), and %s: the GPU checks had to run (exit 1).\n", why.c_str(),
+                  skip_fails.c_str());
+      return 1;
+    }
     std::printf("NO GPU: %s. GPU checks not run (exit 77).\n", why.c_str());
     return g_failed ? 1 : 77;
   }

@@ -4,7 +4,8 @@
 // sweep and random bit patterns; bf16/fp16 forward on all 65,536 inputs; bf16/fp16 backward on all inputs times
 // 64 grad_out values. Runs without a GPU. float32 needs a CPU whose float32 kernels run the float core (AVX2, AVX-512);
 // elsewhere those cases are skipped. With the GPU checks (device == host reference, bitwise), this makes
-// gelu_cuda_* return what gelu_* returns on the CPU for the same inputs (NaN payloads aside).
+// gelu_cuda_* return what gelu_* returns on the CPU for the same inputs (NaN payloads aside). The float32 comparison
+// over all 2^32 inputs: GeluCudaHostExhaustiveTest in gelu_cuda_exhaustive_test.cc (label `exhaustive`).
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -16,30 +17,12 @@
 #include <vector>
 
 #include "gelu/gelu.h"
-#include "hwy/targets.h"
-#include "src/cpu/float_core_targets.h"
+#include "tests/cuda/cpu_library.h"
 #include "tests/cuda/fused_checks.h"
 #include "tests/cuda/gpu_checks.h"
 
 namespace gelu::cuda_test {
 namespace {
-
-gelu_status CpuCall(const Function& f, const void* g, const void* x, void* y, size_t n) {
-  using U = uint16_t;
-  const auto a = static_cast<gelu_approximate>(f.form);
-  switch (f.type) {
-    case Type::kF32:
-      return f.backward ? gelu_backward_f32(static_cast<const float*>(g), static_cast<const float*>(x),
-                                            static_cast<float*>(y), n, a)
-                        : gelu_forward_f32(static_cast<const float*>(x), static_cast<float*>(y), n, a);
-    case Type::kBf16:
-      return f.backward ? gelu_backward_bf16(static_cast<const U*>(g), static_cast<const U*>(x), static_cast<U*>(y), n, a)
-                        : gelu_forward_bf16(static_cast<const U*>(x), static_cast<U*>(y), n, a);
-    default:
-      return f.backward ? gelu_backward_f16(static_cast<const U*>(g), static_cast<const U*>(x), static_cast<U*>(y), n, a)
-                        : gelu_forward_f16(static_cast<const U*>(x), static_cast<U*>(y), n, a);
-  }
-}
 
 // Inputs (x, and grad_out for backward) for f, as raw elements.
 void MakeInputs(const Function& f, std::vector<char>* g, std::vector<char>* x) {
@@ -85,14 +68,6 @@ void MakeInputs(const Function& f, std::vector<char>* g, std::vector<char>* x) {
   g->resize(gs.size() * es);
   for (size_t i = 0; i < xs.size(); ++i) SetElement(f.type, x->data(), i, xs[i]);
   for (size_t i = 0; i < gs.size(); ++i) SetElement(f.type, g->data(), i, gs[i]);
-}
-
-// Whether the target the CPU library dispatches to now (gelu_simd_target) runs the float core.
-bool CpuRunsFloatCore() {
-  for (int64_t t : hwy::SupportedAndGeneratedTargets()) {
-    if (std::strcmp(hwy::TargetName(t), gelu_simd_target()) == 0) return gelu::cpu::RunsFloatCore(t);
-  }
-  return false;
 }
 
 class GeluCudaReferenceTest : public testing::TestWithParam<Function> {};

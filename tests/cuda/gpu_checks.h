@@ -20,6 +20,7 @@
 #include <atomic>
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <chrono>
 #include <condition_variable>
@@ -216,8 +217,9 @@ inline std::string Hex(uint32_t v, Type t) {
 }
 
 // Compares n results; g may be null (forward). Thread-safe accumulation into r.
+// want_name names the expected results in the failure lines.
 inline void Compare(const Function& f, const void* g, const void* x, const void* got, const void* want, size_t n,
-                    uint64_t index_base, Report* r) {
+                    uint64_t index_base, Report* r, const char* want_name = "host") {
   std::atomic<uint64_t> bad{0};
   std::vector<std::string> lines;
   std::mutex lines_mutex;
@@ -228,7 +230,7 @@ inline void Compare(const Function& f, const void* g, const void* x, const void*
       if (bad.fetch_add(1) < 8) {
         std::string line = f.Name() + " i=" + std::to_string(index_base + i) + " x=" + Hex(Element(f.type, x, i), f.type);
         if (g != nullptr) line += " g=" + Hex(Element(f.type, g, i), f.type);
-        line += " device=" + Hex(a, f.type) + " host=" + Hex(b, f.type);
+        line += " device=" + Hex(a, f.type) + " " + want_name + "=" + Hex(b, f.type);
         std::lock_guard<std::mutex> lock(lines_mutex);
         lines.push_back(line);
       }
@@ -248,6 +250,22 @@ inline std::string GpuUnavailableReason() {
   const cudaError_t err = cudaGetDeviceCount(&count);
   if (err != cudaSuccess) return std::string("cudaGetDeviceCount: ") + cudaGetErrorString(err);
   if (count == 0) return "no CUDA device";
+  return "";
+}
+
+// ---- Skip or fail: the one place that decides what a GPU check that cannot run reports (the GoogleTest files
+// through GELU_SKIP_OR_FAIL in gpu_gtest.h, the standalone driver gelu_cuda_check.cc directly).
+// On a machine without a GPU (CI's), a GPU check is skipped and reported SKIPPED. Where a CUDA device is present
+// (cudaGetDeviceCount > 0), or GELU_REQUIRE_GPU=1 is set (bench/gpu/check.sh sets it), a check that cannot run is
+// a failure instead, so that it cannot look like a pass where it was meant to run. Returns why a skip is a failure
+// here, or "" where skipping is allowed.
+inline std::string SkipIsFailure() {
+  const char* env = std::getenv("GELU_REQUIRE_GPU");
+  if (env != nullptr && std::strcmp(env, "1") == 0) return "GELU_REQUIRE_GPU=1 is set";
+  int count = 0;
+  const bool present = cudaGetDeviceCount(&count) == cudaSuccess && count > 0;
+  (void)cudaGetLastError();  // a failed query leaves nothing behind for the next check
+  if (present) return "a CUDA device is present (cudaGetDeviceCount = " + std::to_string(count) + ")";
   return "";
 }
 
@@ -437,11 +455,16 @@ constexpr int kPoisonNan = 0xFF;
 using CallRunner = std::function<bool(const std::function<bool()>&)>;
 inline bool RunInline(const std::function<bool()>& call) { return call(); }
 
+// Another evaluation to compare the device's results with, besides the host's: also(g, x, y, n) writes y[0, n).
+using AlsoEval = std::function<void(const void*, const void*, void*, size_t)>;
+
 // Runs f over `total` elements in chunks of `chunk`; fill(begin, count, g, x) writes the host inputs (g is null for
-// forward functions). Every result is compared with the host's.
+// forward functions). Every result is compared with the host's, and with also's where also is given (named
+// also_name in the failure lines).
 inline Report CheckStream(const Function& f, uint64_t total, size_t chunk,
                           const std::function<void(uint64_t, size_t, void*, void*)>& fill,
-                          const CallRunner& run = RunInline) {
+                          const CallRunner& run = RunInline, const AlsoEval& also = nullptr,
+                          const char* also_name = "") {
   Report r;
   const size_t es = TypeSize(f.type), bytes = chunk * es;
   Stream stream;
@@ -469,6 +492,11 @@ inline Report CheckStream(const Function& f, uint64_t total, size_t chunk,
     }
     ParallelFor(n, [&](size_t b, size_t e) { HostEval(f, g_host, hx.p, want.p, b, e); });
     Compare(f, g_host, hx.p, hy.p, want.p, n, begin, &r);
+    if (also) {
+      also(g_host, hx.p, want.p, n);
+      Compare(f, g_host, hx.p, hy.p, want.p, n, begin, &r, also_name);
+      r.checked -= n;  // the same elements, compared twice
+    }
   }
   return r;
 }
@@ -488,16 +516,21 @@ inline uint32_t GradBitsF32(uint64_t i) {
   return (h & 0x80000000u) | (0x3F000000u + (h >> 8 & 0xFFFFFF));  // [0.5, 2) with a random sign
 }
 
-inline Report CheckExhaustive(const Function& f, size_t chunk = size_t{1} << 26) {
+// The float32 inputs of element i (x = i's bit pattern) for i in [begin, begin + n); g may be null (forward).
+inline void FillExhaustiveF32(uint64_t begin, size_t n, void* g, void* x) {
+  auto* xs = static_cast<uint32_t*>(x);
+  auto* gs = static_cast<uint32_t*>(g);
+  for (size_t i = 0; i < n; ++i) {
+    xs[i] = static_cast<uint32_t>(begin + i);
+    if (gs != nullptr) gs[i] = GradBitsF32(begin + i);
+  }
+}
+
+// also (optional, see CheckStream): a second evaluation to compare with, e.g. the CPU library.
+inline Report CheckExhaustive(const Function& f, size_t chunk = size_t{1} << 26, const AlsoEval& also = nullptr,
+                              const char* also_name = "") {
   if (f.type == Type::kF32) {
-    return CheckStream(f, uint64_t{1} << 32, chunk, [&](uint64_t begin, size_t n, void* g, void* x) {
-      auto* xs = static_cast<uint32_t*>(x);
-      auto* gs = static_cast<uint32_t*>(g);
-      for (size_t i = 0; i < n; ++i) {
-        xs[i] = static_cast<uint32_t>(begin + i);
-        if (gs != nullptr) gs[i] = GradBitsF32(begin + i);
-      }
-    });
+    return CheckStream(f, uint64_t{1} << 32, chunk, FillExhaustiveF32, RunInline, also, also_name);
   }
   const auto fill16 = [](uint64_t begin, size_t n, void* g, void* x) {
     auto* xs = static_cast<uint16_t*>(x);
@@ -507,11 +540,11 @@ inline Report CheckExhaustive(const Function& f, size_t chunk = size_t{1} << 26)
       if (gs != nullptr) gs[i] = static_cast<uint16_t>((begin + i) >> 16);
     }
   };
-  if (f.backward) return CheckStream(f, uint64_t{1} << 32, chunk, fill16);
+  if (f.backward) return CheckStream(f, uint64_t{1} << 32, chunk, fill16, RunInline, also, also_name);
   // Forward: the 65,536 inputs in one call (n >= 2^16: the kernels' lookup-table path, src/cuda/gelu.cu) and
   // again in calls of 2^15 (below the table threshold: every element computed). 131,072 results in all.
-  Report r = CheckStream(f, uint64_t{1} << 16, size_t{1} << 16, fill16);
-  const Report direct = CheckStream(f, uint64_t{1} << 16, size_t{1} << 15, fill16);
+  Report r = CheckStream(f, uint64_t{1} << 16, size_t{1} << 16, fill16, RunInline, also, also_name);
+  const Report direct = CheckStream(f, uint64_t{1} << 16, size_t{1} << 15, fill16, RunInline, also, also_name);
   r.checked += direct.checked;
   r.mismatches += direct.mismatches;
   r.failures += direct.failures;
@@ -759,7 +792,8 @@ inline Report CheckInvalidArguments(bool device) {
   return r;
 }
 
-// n >= 2^34 + 3 float32 elements in place (64 GiB, skipped if the device has less free memory), offset by one
+// n >= 2^34 + 3 float32 elements in place (64 GiB; reported skipped if the device has less free memory, which
+// SkipIsFailure makes a failure on a machine with a GPU), offset by one
 // element so that the head, the vector body and the tail all run, with indices past 2^32 and 2^33; every element
 // is copied back and checked, and a guard after the array must be untouched.
 inline Report CheckLargeInPlace(uint64_t n = (uint64_t{1} << 34) + 3) {
