@@ -629,14 +629,23 @@ struct DeepTail {
   M lanes;  // x < 0, finite, with a > kExpArgMax
 };
 
-template <int kForm, class D, class V = hn::Vec<D>>
-HWY_NOINLINE DeepTail<V, hn::Mask<D>> DeepTailTimes(D d, V g, V x) {
-  const V one = hn::Set(d, 1.0);
-  V ah, al, ph, pl;  // a = ah + al; P = ph + pl
-  hn::Mask<D> lanes;
-  if constexpr (kForm == common::kNone) {
+// The float64 kernels' per-form code, one block per form: Eval, f (kDerivative false) or f' as GeluF64 and
+// GeluF64Backward round them, and DeepArgs, the far tail's exponent argument a = ah + al and factor P = ph + pl
+// (DeepTailTimes, below) with the lanes where the far tail applies.
+template <int kForm>
+struct F64Form;
+template <>
+struct F64Form<common::kNone> {
+  template <bool kDerivative, class D, class V>
+  static HWY_INLINE auto Eval(D d, V x) {
+    return ExactF64<kDerivative>(d, x);
+  }
+  // a = t^2/2, P = t phi0 (1 - R/t) by the Mills ratio's series.
+  template <class D, class V>
+  static HWY_INLINE hn::Mask<D> DeepArgs(D d, V x, V& ah, V& al, V& ph, V& pl) {
+    const V one = hn::Set(d, 1.0);
     const V t = hn::Min(hn::Neg(x), hn::Set(d, kDeepExactTMax));
-    lanes = hn::And(hn::IsFinite(x), hn::Lt(x, hn::Set(d, -kExactTMax)));
+    const auto lanes = hn::And(hn::IsFinite(x), hn::Lt(x, hn::Set(d, -kExactTMax)));
     V t2l;
     const V t2h = TwoProd(d, t, t, t2l);
     ah = hn::Mul(t2h, hn::Set(d, 0.5));
@@ -651,17 +660,39 @@ HWY_NOINLINE DeepTail<V, hn::Mask<D>> DeepTailTimes(D d, V g, V x) {
     tl = hn::MulAdd(t, hn::Set(d, kPhi0Lo), tl);
     ph = TwoProd(d, th, wh, pl);
     pl = hn::Add(pl, hn::MulAdd(th, wl, hn::Mul(tl, wh)));
-  } else {
-    constexpr bool kTanh = kForm == common::kTanh;
-    const V xc = hn::Max(x, hn::Set(d, kTanh ? -30.0 : -900.0));
+    return lanes;
+  }
+};
+// tanh (kTanh) and sigmoid: a = |z|, P = |zp| - 1; x clamped at kXMin, where |zp| < 2^13.
+template <bool kTanh, double kXMin>
+struct F64SigmoidForm {
+  template <bool kDerivative, class D, class V>
+  static HWY_INLINE auto Eval(D d, V x) {
+    return SigmoidF64<kTanh, kDerivative>(d, x);
+  }
+  template <class D, class V>
+  static HWY_INLINE hn::Mask<D> DeepArgs(D d, V x, V& ah, V& al, V& ph, V& pl) {
+    const V one = hn::Set(d, 1.0);
+    const V xc = hn::Max(x, hn::Set(d, kXMin));
     V zh, zl, zph, zpl;
     SigmoidArgs<kTanh, true>(d, xc, zh, zl, zph, zpl);  // z, zp < 0
-    lanes = hn::And(hn::IsFinite(x), hn::Lt(zh, hn::Set(d, -kExpArgMax)));
+    const auto lanes = hn::And(hn::IsFinite(x), hn::Lt(zh, hn::Set(d, -kExpArgMax)));
     ah = hn::Min(hn::Neg(zh), hn::Set(d, kDeepExpArgMax));
     al = hn::Neg(zl);
     ph = FastTwoSum(hn::Neg(zph), hn::Neg(one), pl);  // |zp| - 1
     pl = hn::Sub(pl, zpl);
+    return lanes;
   }
+};
+template <>
+struct F64Form<common::kTanh> : F64SigmoidForm<true, -30.0> {};
+template <>
+struct F64Form<common::kSigmoid> : F64SigmoidForm<false, -900.0> {};
+
+template <int kForm, class D, class V = hn::Vec<D>>
+HWY_NOINLINE DeepTail<V, hn::Mask<D>> DeepTailTimes(D d, V g, V x) {
+  V ah, al, ph, pl;  // a = ah + al; P = ph + pl
+  const hn::Mask<D> lanes = F64Form<kForm>::DeepArgs(d, x, ah, al, ph, pl);
   V mh, ml, s1, s2;
   ExpNeg(d, hn::Sub(ah, hn::Set(d, kDeepExpOffset)), al, mh, ml, s1, s2);
   V el;  // P m
@@ -681,12 +712,7 @@ HWY_NOINLINE DeepTail<V, hn::Mask<D>> DeepTailTimes(D d, V g, V x) {
 // NaN -> NaN (quiet), f(-inf) = -0, f'(-inf) = +0, f(+inf) = +inf, f'(+inf) = 1.
 template <int kForm, class D, class V = hn::Vec<D>>
 HWY_INLINE V GeluF64(D d, V x) {
-  V r;
-  if constexpr (kForm == common::kNone) {
-    r = ExactF64<false>(d, x);
-  } else {
-    r = SigmoidF64<kForm == common::kTanh, false>(d, x);
-  }
+  V r = F64Form<kForm>::template Eval<false>(d, x);
   r = hn::CopySign(r, x);  // f has the sign of x, zeros included (f(-0) = -0, f(-40) = -0)
   return hn::IfThenElse(hn::IsNaN(x), hn::Add(x, x), r);
 }
@@ -708,12 +734,7 @@ HWY_INLINE auto IsFiniteNonzero(D d, V v) {
 // sign IEEE gives g f'(x).
 template <int kForm, class D, class V = hn::Vec<D>>
 HWY_INLINE V GeluF64Backward(D d, V g, V x) {
-  ScaledDd<V> f;
-  if constexpr (kForm == common::kNone) {
-    f = ExactF64<true>(d, x);
-  } else {
-    f = SigmoidF64<kForm == common::kTanh, true>(d, x);
-  }
+  ScaledDd<V> f = F64Form<kForm>::template Eval<true>(d, x);
   const V r = BackwardTimes(d, g, f);
   // Lanes with a non-finite x or g, a zero g, or a g large enough for the far tail (DeepTailTimes), rare: tested
   // once per vector so that the common path skips their fix-ups (about a tenth of this function's operations).

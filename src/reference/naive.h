@@ -12,42 +12,54 @@
 
 namespace gelu::reference {
 
-// The formulas of form kForm, one branch each (a form without one fails the static_assert).
-template <common::Form kForm, class T>
-T NaiveForwardOf(T x) {
-  if constexpr (kForm == common::kNone) {
+// The formulas of each form, one block per form (a form without one does not compile).
+template <common::Form kForm>
+struct NaiveFormula;
+template <>
+struct NaiveFormula<common::kNone> {
+  template <class T>
+  static T Forward(T x) {
     return T(0.5) * x * (T(1) + std::erf(x * static_cast<T>(M_SQRT1_2)));
-  } else if constexpr (kForm == common::kTanh) {
-    return T(0.5) * x * (T(1) + std::tanh(T(0.7978845608) * (x + T(0.044715) * x * x * x)));
-  } else {
-    static_assert(kForm == common::kSigmoid);
-    return x / (T(1) + std::exp(T(-1.702) * x));
   }
-}
-
-template <common::Form kForm, class T>
-T NaiveDerivativeOf(T x) {
-  if constexpr (kForm == common::kNone) {
+  template <class T>
+  static T Derivative(T x) {
     return T(0.5) * (T(1) + std::erf(x * static_cast<T>(M_SQRT1_2))) +
            x * static_cast<T>(0.39894228040143267794) * std::exp(T(-0.5) * x * x);
-  } else if constexpr (kForm == common::kTanh) {
+  }
+};
+template <>
+struct NaiveFormula<common::kTanh> {
+  template <class T>
+  static T Forward(T x) {
+    return T(0.5) * x * (T(1) + std::tanh(T(0.7978845608) * (x + T(0.044715) * x * x * x)));
+  }
+  template <class T>
+  static T Derivative(T x) {
     const T t = std::tanh(T(0.7978845608) * (x + T(0.044715) * x * x * x));
     return T(0.5) * (T(1) + t) + T(0.5) * x * (T(1) - t * t) * T(0.7978845608) * (T(1) + T(3) * T(0.044715) * x * x);
-  } else {
-    static_assert(kForm == common::kSigmoid);
+  }
+};
+template <>
+struct NaiveFormula<common::kSigmoid> {
+  template <class T>
+  static T Forward(T x) {
+    return x / (T(1) + std::exp(T(-1.702) * x));
+  }
+  template <class T>
+  static T Derivative(T x) {
     const T s = T(1) / (T(1) + std::exp(T(-1.702) * x));
     return s + T(1.702) * x * s * (T(1) - s);
   }
-}
+};
 
 template <class T>
 T NaiveForward(T x, common::Form form) {
-  return common::VisitForm(form, [&](auto k) { return NaiveForwardOf<decltype(k)::value>(x); });
+  return common::VisitForm(form, [&](auto k) { return NaiveFormula<decltype(k)::value>::Forward(x); });
 }
 
 template <class T>
 T NaiveDerivative(T x, common::Form form) {
-  return common::VisitForm(form, [&](auto k) { return NaiveDerivativeOf<decltype(k)::value>(x); });
+  return common::VisitForm(form, [&](auto k) { return NaiveFormula<decltype(k)::value>::Derivative(x); });
 }
 
 }  // namespace gelu::reference
