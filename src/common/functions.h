@@ -27,7 +27,8 @@ inline constexpr Form kForms[kNumForms] = {kNone, kTanh, kSigmoid};
 // The same forms as the C API spells them: the list tests and benchmarks iterate.
 inline constexpr gelu_approximate kApproximations[kNumForms] = {GELU_APPROXIMATE_NONE, GELU_APPROXIMATE_TANH,
                                                                 GELU_APPROXIMATE_SIGMOID};
-static_assert(GELU_APPROXIMATE_NONE == kNone && GELU_APPROXIMATE_TANH == kTanh && GELU_APPROXIMATE_SIGMOID == kSigmoid,
+static_assert(int{GELU_APPROXIMATE_NONE} == int{kNone} && int{GELU_APPROXIMATE_TANH} == int{kTanh} &&
+                  int{GELU_APPROXIMATE_SIGMOID} == int{kSigmoid},
               "Form is numbered as gelu_approximate");
 
 // The formulas the storage kernels evaluate: each form (same number), then the two named variants whose formula is
