@@ -28,7 +28,11 @@ inline constexpr double kExpPoly[kExpDegree + 1] = {
     0x1p0,                 0x1.ffffffffffb56p-1, 0x1.ffffffffee837p-2, 0x1.55555555d4488p-3,
     0x1.5555558195146p-5,  0x1.1111102c86c18p-7, 0x1.6c1636025f6d8p-10, 0x1.a01c44dae43e9p-13,
     0x1.a17426cd9d608p-16, 0x1.706323ba3c611p-19};
-// Cody-Waite split of ln 2: kLn2Hi has 32 significant bits, so k * kLn2Hi is exact for |k| < 2^21.
+// The reduction constants of ExpNegBounded (src/common/gelu_in_double-inl.h), the float32 path's exp; the float64
+// exponent (src/cpu/gelu_f64-inl.h, ExpNeg) has its own, other values: kLn2HiF64, kLn2LoF64, kRoundShifterF64.
+// Cody-Waite split of ln 2: kLn2Hi = ln 2 rounded to 36 significant bits, so k * kLn2Hi is exact for |k| < 2^17
+// (here |k| <= 419: |z| <= 290); kLn2Lo = ln 2 - kLn2Hi rounded to a double. kLog2e = 1/ln 2 rounded to a double
+// (ExpNeg uses it too).
 inline constexpr double kLn2Hi = 0x1.62e42fefa0000p-1;
 inline constexpr double kLn2Lo = 0x1.cf79abc9e3b3ap-40;
 inline constexpr double kLog2e = 0x1.71547652b82fep0;

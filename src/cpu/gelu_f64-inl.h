@@ -26,6 +26,7 @@
 #include <limits>
 
 #include "hwy/highway.h"
+#include "src/common/coefficients.h"  // kLog2e
 #include "src/common/functions.h"
 
 HWY_BEFORE_NAMESPACE();
@@ -49,23 +50,29 @@ inline constexpr double kTanhK3aLo = 0x1.bba7351828aabp-57;
 inline constexpr double kSigmoidCHi = 0x1.b3b645a1cac08p+0;  // 1.702
 inline constexpr double kSigmoidCLo = 0x1.89374bc6a7efap-55;
 
-// Cody-Waite split of ln 2 (mpmath, 300 bits): kLn2Hi has 42 significant bits, so k * kLn2Hi is exact for
-// |k| < 2^11 (here |k| <= 1155), and a - k kLn2Hi is exact (Sterbenz; k = round(a/ln 2)). kLn2Lo ~ 2^-44
-// keeps the low part of r below 2^-32, so its square (dropped) is below 2^-64.
-inline constexpr double kLn2Hi = 0x1.62e42fefa3800p-1;
-inline constexpr double kLn2Lo = 0x1.ef35793c76730p-45;
-inline constexpr double kLog2e = 0x1.71547652b82fep+0;
-// Adding 0x1.8p52 to v in [-2^50, 2^50] rounds v to an integer k held in the low mantissa bits.
-inline constexpr double kRoundShifter = 0x1.8p52;
+// The constants of ExpNeg below, the float64 exponent. Their float32-path namesakes (common::kLn2Hi, kLn2Lo,
+// kRoundShifter in src/common/coefficients.h, those of common::ExpNegBounded) have other values, chosen for another
+// reduction, hence the suffix. kLog2e is the same double in both (1/ln 2 rounded to nearest): common::kLog2e.
+// Cody-Waite split of ln 2 (mpmath, 300 bits): kLn2HiF64 = ln 2 rounded to 42 significant bits, so k * kLn2HiF64
+// is exact for |k| < 2^11 (here |k| <= 1155), and a - k kLn2HiF64 is exact (Sterbenz; k = round(a/ln 2)).
+// kLn2LoF64 = ln 2 - kLn2HiF64 rounded to a double (~2^-44) keeps the low part of r below 2^-32, so its square
+// (dropped) is below 2^-64.
+inline constexpr double kLn2HiF64 = 0x1.62e42fefa3800p-1;
+inline constexpr double kLn2LoF64 = 0x1.ef35793c76730p-45;
+// 0x1.8p52 = 1.5 * 2^52: adding it to v in [-2^50, 2^50] rounds v to an integer k held in the low mantissa bits
+// (the spacing of doubles there is 1), as a signed offset from the shifter's own bits, with no exponent bias (ExpNeg
+// subtracts the shifter's bits and splits k itself; common::kRoundShifter carries the bias 1023 instead).
+inline constexpr double kRoundShifterF64 = 0x1.8p52;
 // Largest exponent argument used: exp(-800) = 2^-1154.2, far below half the smallest subnormal times any
 // |x| the forms reach (<= 500), so clamping there changes no result; k >= -1155 keeps k/2 normal.
 inline constexpr double kExpArgMax = 800.0;
 
-// exp(r) = 1 + r + r^2 H(r), |r| <= 0.3467 (> ln(2)/2), H of degree 11, Horner, lowest degree first.
+// exp(r) = 1 + r + r^2 H(r), |r| <= 0.3467 (> ln(2)/2), H of degree 11 (kExpDegreeF64: common::kExpDegree is
+// the float32 path's exp polynomial), lowest degree first.
 // Derivation: scripts/fit/gelu_f64_exp.sollya (fpminimax, absolute error of r^2 H, double coefficients):
 // absolute approximation error 2^-67.56 on [-0.3467, 0.3467].
-inline constexpr int kExpDegree = 11;
-inline constexpr double kExpH[kExpDegree + 1] = {
+inline constexpr int kExpDegreeF64 = 11;
+inline constexpr double kExpH[kExpDegreeF64 + 1] = {
     0x1p-1,                0x1.5555555555555p-3,  0x1.5555555555558p-5,  0x1.11111111112ccp-7,
     0x1.6c16c16c15007p-10, 0x1.a01a019f487ecp-13, 0x1.a01a01ad79386p-16, 0x1.71de3d398e7bap-19,
     0x1.27e4cc20d1e7dp-22, 0x1.ae5a9f8484d26p-26, 0x1.1f8bc091db2a4p-29, 0x1.6de69185b3d5fp-33};
@@ -194,15 +201,15 @@ template <class D, class V = hn::Vec<D>>
 HWY_INLINE void ExpNeg(D d, V ahi, V alo, V& mhi, V& mlo, V& s1, V& s2) {
   const hn::RebindToSigned<D> di;
   using VI = hn::Vec<decltype(di)>;
-  const V shifter = hn::Set(d, kRoundShifter);
-  const V kd = hn::MulAdd(ahi, hn::Set(d, -kLog2e), shifter);
+  const V shifter = hn::Set(d, kRoundShifterF64);
+  const V kd = hn::MulAdd(ahi, hn::Set(d, -common::kLog2e), shifter);
   const V k = hn::Sub(kd, shifter);  // k = round(-a / ln 2) <= 0, an exact integer
-  // r = -a - k ln 2 = rhi + rlo; rhi exact (see kLn2Hi), |rlo| <= 2^-32, rounded to ~2^-85.
+  // r = -a - k ln 2 = rhi + rlo; rhi exact (see kLn2HiF64), |rlo| <= 2^-32, rounded to ~2^-85.
   // -(k ln2) - a in one fnmsub: the bits of fma(k, -ln2, -a) without the two sign-bit xors.
-  const V rhi = hn::NegMulSub(k, hn::Set(d, kLn2Hi), ahi);
-  const V rlo = hn::NegMulSub(k, hn::Set(d, kLn2Lo), alo);
+  const V rhi = hn::NegMulSub(k, hn::Set(d, kLn2HiF64), ahi);
+  const V rlo = hn::NegMulSub(k, hn::Set(d, kLn2LoF64), alo);
   const V r2 = hn::Mul(rhi, rhi), r4 = hn::Mul(r2, r2), r8 = hn::Mul(r4, r4);
-  const V h = Estrin<0, kExpDegree>(kExpH, rhi, r2, r4, r8, r8);
+  const V h = Estrin<0, kExpDegreeF64>(kExpH, rhi, r2, r4, r8, r8);
   const V w = hn::Mul(r2, h);  // r^2 H(r) <= 0.066: its rounding is <= 2^-56.3 absolute
   // exp(rhi + rlo) = (1 + rhi + w)(1 + rlo) to rlo^2/2 < 2^-65; 1 + rhi split exactly (|rhi| < 1).
   V e1;
