@@ -10,6 +10,7 @@
 #include "hwy/foreach_target.h"  // IWYU pragma: keep  (re-includes this file per target)
 #include "hwy/highway.h"
 #include "src/cpu/gelu_f64-inl.h"
+#include "src/cpu/padding-inl.h"
 
 HWY_BEFORE_NAMESPACE();
 namespace gelu {
@@ -18,41 +19,31 @@ namespace {
 namespace hn = hwy::HWY_NAMESPACE;
 
 // y[i] = f(x[i]). No HWY_RESTRICT: x == y is allowed (each vector is loaded before it is stored).
-// The tail goes through a stack buffer of one vector (Highway 1.0.3 has no LoadN/StoreN); every lane's
-// result depends on its own input only, so padding lanes (zeros) change nothing.
+// The last partial vector goes through zero-padded stack copies of one vector (src/cpu/padding-inl.h).
 template <int kForm>
 void ForwardF64Loop(const double* x, double* y, size_t n) {
   const hn::ScalableTag<double> d;
-  const size_t N = hn::Lanes(d);
-  size_t i = 0;
-  for (; i + N <= n; i += N) hn::StoreU(f64::GeluF64<kForm>(d, hn::LoadU(d, x + i)), d, y + i);
-  if (i < n) {
-    HWY_ALIGN double buf[hn::MaxLanes(d)] = {};
-    for (size_t j = 0; i + j < n; ++j) buf[j] = x[i + j];
-    hn::Store(f64::GeluF64<kForm>(d, hn::Load(d, buf)), d, buf);
-    for (size_t j = 0; i + j < n; ++j) y[i + j] = buf[j];
-  }
+  ForEachVector(d, n, [&](size_t i, size_t count) HWY_ATTR {
+    if (count == hn::Lanes(d)) return hn::StoreU(f64::GeluF64<kForm>(d, hn::LoadU(d, x + i)), d, y + i);
+    PaddedLanes<double, hn::MaxLanes(d)> xb;
+    hn::Store(f64::GeluF64<kForm>(d, hn::Load(d, xb.From(x + i, count))), d, xb.lanes);
+    xb.To(y + i, count);
+  });
 }
 
 // grad_in[i] = grad_out[i] * f'(x[i]), rounded once; grad_in may equal grad_out or x.
 template <int kForm>
 void BackwardF64Loop(const double* g, const double* x, double* gi, size_t n) {
   const hn::ScalableTag<double> d;
-  const size_t N = hn::Lanes(d);
-  size_t i = 0;
-  for (; i + N <= n; i += N) {
-    hn::StoreU(f64::GeluF64Backward<kForm>(d, hn::LoadU(d, g + i), hn::LoadU(d, x + i)), d, gi + i);
-  }
-  if (i < n) {
-    HWY_ALIGN double bx[hn::MaxLanes(d)] = {};
-    HWY_ALIGN double bg[hn::MaxLanes(d)] = {};
-    for (size_t j = 0; i + j < n; ++j) {
-      bx[j] = x[i + j];
-      bg[j] = g[i + j];
+  ForEachVector(d, n, [&](size_t i, size_t count) HWY_ATTR {
+    if (count == hn::Lanes(d)) {
+      return hn::StoreU(f64::GeluF64Backward<kForm>(d, hn::LoadU(d, g + i), hn::LoadU(d, x + i)), d, gi + i);
     }
-    hn::Store(f64::GeluF64Backward<kForm>(d, hn::Load(d, bg), hn::Load(d, bx)), d, bx);
-    for (size_t j = 0; i + j < n; ++j) gi[i + j] = bx[j];
-  }
+    PaddedLanes<double, hn::MaxLanes(d)> xb, gb;
+    const hn::Vec<decltype(d)> gv = hn::Load(d, gb.From(g + i, count));
+    hn::Store(f64::GeluF64Backward<kForm>(d, gv, hn::Load(d, xb.From(x + i, count))), d, xb.lanes);
+    xb.To(gi + i, count);
+  });
 }
 
 }  // namespace
