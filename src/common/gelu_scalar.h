@@ -30,6 +30,7 @@
 #define GELU_SRC_COMMON_GELU_SCALAR_H_
 
 #include <cstdint>
+#include <type_traits>  // polynomial-inl.h
 
 #include "src/common/bit_cast.h"  // GELU_HD, BitsToDouble, DoubleToBits
 #include "src/common/coefficients.h"
@@ -112,6 +113,7 @@ struct ScalarDoubleOps : ScalarLaneOps<double> {
 
 // ExpNegBounded, ExactForm, SigmoidForm, CommonRange, GeneralInDouble, GeluInDouble: the double path, compiled
 // here for one lane and per Highway target in src/cpu/gelu-inl.h.
+#include "src/common/polynomial-inl.h"
 #include "src/common/gelu_in_double-inl.h"
 
 // form: a gelu_approximate value (common::Form).

@@ -278,7 +278,9 @@ struct HwyOps {
   }
 };
 
-// InCore, CoreF32, TailF32 for this target (the source the scalar path and CUDA share).
+// The polynomial evaluators, then InCore, CoreF32, TailF32 for this target (the source the scalar path and CUDA
+// share).
+#include "src/common/polynomial-inl.h"
 #include "src/common/gelu_f32_core-inl.h"
 // The double path (ExactForm, SigmoidForm, GeneralInDouble, GeluInDouble, ...) for this target: the source of
 // common::GeluF32InDouble.

@@ -24,8 +24,10 @@
 #include <cstddef>
 #include <cstdint>
 #include <limits>
+#include <type_traits>  // polynomial-inl.h
 
 #include "hwy/highway.h"
+#include "src/common/bit_cast.h"      // GELU_HD
 #include "src/common/coefficients.h"  // kLog2e
 #include "src/common/functions.h"
 
@@ -129,42 +131,22 @@ HWY_INLINE V FastTwoSum(V a, V b, V& lo) {
   return s;
 }
 
-// Horner over c[kFirst..kLast] (lowest degree first) at x.
+// The operations the shared polynomial evaluators (src/common/polynomial-inl.h) need, on vectors of D.
+template <class D>
+struct F64Ops {
+  D d;
+  HWY_INLINE hn::Vec<D> Set(double c) const { return hn::Set(d, c); }
+  HWY_INLINE hn::Vec<D> Mul(hn::Vec<D> a, hn::Vec<D> b) const { return hn::Mul(a, b); }
+  HWY_INLINE hn::Vec<D> MulAdd(hn::Vec<D> a, hn::Vec<D> b, hn::Vec<D> c) const { return hn::MulAdd(a, b, c); }
+};
+
+#include "src/common/polynomial-inl.h"
+
+// Horner over c[kFirst..kLast] (lowest degree first) at x: common HornerSteps.
 template <size_t kFirst, size_t kLast, size_t kN, class D, class V = hn::Vec<D>>
 HWY_INLINE V Horner(D d, V x, const double (&c)[kN]) {
   static_assert(kFirst <= kLast && kLast < kN, "coefficient range");
-  V p = hn::Set(d, c[kLast]);
-  for (size_t i = kLast; i-- > kFirst;) p = hn::MulAdd(p, x, hn::Set(d, c[i]));
-  return p;
-}
-
-// Estrin's scheme over c[kLo..kHi] at x, given the powers x2 = x^2, x4, x8, x16 (those needed): a tree of
-// depth ceil(log2(count)) instead of Horner's chain of count - 1 dependent FMAs, for the long polynomials here
-// (the kernels are latency-bound: the chains of one vector are too long for the out-of-order window).
-template <size_t kLo, size_t kHi, size_t kN, class V>
-HWY_INLINE V Estrin(const double (&c)[kN], V x, V x2, V x4, V x8, V x16) {
-  static_assert(kLo <= kHi && kHi < kN && kHi - kLo < 32, "coefficient range");
-  constexpr size_t kCount = kHi - kLo + 1;
-  const hn::DFromV<V> d;
-  if constexpr (kCount == 1) {
-    return hn::Set(d, c[kLo]);
-  } else if constexpr (kCount == 2) {
-    return hn::MulAdd(hn::Set(d, c[kHi]), x, hn::Set(d, c[kLo]));
-  } else {
-    constexpr size_t kM = kCount > 16 ? 16 : kCount > 8 ? 8 : kCount > 4 ? 4 : 2;  // largest power < count
-    V xm;
-    if constexpr (kM == 16) {
-      xm = x16;
-    } else if constexpr (kM == 8) {
-      xm = x8;
-    } else if constexpr (kM == 4) {
-      xm = x4;
-    } else {
-      xm = x2;
-    }
-    return hn::MulAdd(Estrin<kLo + kM, kHi>(c, x, x2, x4, x8, x16), xm,
-                      Estrin<kLo, kLo + kM - 1>(c, x, x2, x4, x8, x16));
-  }
+  return HornerSteps<static_cast<int>(kFirst), static_cast<int>(kLast)>(F64Ops<D>{d}, x, Elements<double>{c});
 }
 
 // Polynomial c[0..kLast] at x: Estrin for c[kDd..kLast], then the last kDd Horner steps (the multiplications by x and
@@ -174,8 +156,12 @@ template <size_t kDd, size_t kLast, bool kEstrin = true, size_t kN, class D, cla
 HWY_INLINE V HornerDd(D d, V x, const double (&c)[kN], V& lo) {
   V h;
   if constexpr (kEstrin) {
-    const V x2 = hn::Mul(x, x), x4 = hn::Mul(x2, x2), x8 = hn::Mul(x4, x4), x16 = hn::Mul(x8, x8);
-    h = Estrin<kDd, kLast>(c, x, x2, x4, x8, x16);
+    // Estrin's scheme (common EstrinTree): the long polynomials here are latency-bound.
+    static_assert(kDd <= kLast && kLast < kN && kLast - kDd < 32, "coefficient range");
+    const F64Ops<D> o{d};
+    V powers[5];
+    EstrinPowers<static_cast<int>(kLast)>(o, x, powers);
+    h = EstrinTree<static_cast<int>(kDd), static_cast<int>(kLast)>(o, powers, Elements<double>{c});
   } else {
     h = Horner<kDd, kLast>(d, x, c);
   }
@@ -208,8 +194,11 @@ HWY_INLINE void ExpNeg(D d, V ahi, V alo, V& mhi, V& mlo, V& s1, V& s2) {
   // -(k ln2) - a in one fnmsub: the bits of fma(k, -ln2, -a) without the two sign-bit xors.
   const V rhi = hn::NegMulSub(k, hn::Set(d, kLn2HiF64), ahi);
   const V rlo = hn::NegMulSub(k, hn::Set(d, kLn2LoF64), alo);
-  const V r2 = hn::Mul(rhi, rhi), r4 = hn::Mul(r2, r2), r8 = hn::Mul(r4, r4);
-  const V h = Estrin<0, kExpDegreeF64>(kExpH, rhi, r2, r4, r8, r8);
+  const F64Ops<D> o{d};
+  V powers[5];  // rhi, r2 = rhi^2, r^4, r^8 (the degree-11 tree reads no r^16)
+  EstrinPowers<kExpDegreeF64>(o, rhi, powers);
+  const V r2 = powers[1];
+  const V h = EstrinTree<0, kExpDegreeF64>(o, powers, Constants<kExpH>{});
   const V w = hn::Mul(r2, h);  // r^2 H(r) <= 0.066: its rounding is <= 2^-56.3 absolute
   // exp(rhi + rlo) = (1 + rhi + w)(1 + rlo) to rlo^2/2 < 2^-65; 1 + rhi split exactly (|rhi| < 1).
   V e1;
