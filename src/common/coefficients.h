@@ -20,6 +20,10 @@ inline constexpr double kMillsTau[kMillsDegree + 1] = {
     0x1.a86e599e2f9b2p-2,  -0x1.8a4cd0d48c40fp-2, 0x1.a977466fd7e9fp-3, -0x1.e99acfeda4619p-5,
     0x1.d7615ba6e4becp-8};
 inline constexpr double kMillsScale = 4.0;  // p in tau = p/(p+t)
+// The Mills ratio's asymptotic series R(t) t = 1 - u + 3u^2 - 15u^3 + 105u^4, u = 1/t^2 (coefficients
+// (-1)^k (2k-1)!!, lowest degree first; error and domain: ExactDeepDerivative, src/common/gelu_in_double-inl.h).
+inline constexpr int kMillsAsymptoticDegree = 4;
+inline constexpr double kMillsAsymptotic[kMillsAsymptoticDegree + 1] = {1.0, -1.0, 3.0, -15.0, 105.0};
 
 // exp(r) for |r| <= ln(2)/2, degree 9, Horner, lowest degree first (the constant term is exactly 1).
 // Derivation: scripts/fit/exp_reduced.sollya (fpminimax, relative, [1, D...]); relative error 2^-45.7.

@@ -264,10 +264,7 @@ GELU_HD auto TailF32(const Ops& o, V x, V grad_out) {
   V r = o.MulAdd(minus_n, o.Set(common::kTailExpLn2Over32Hi), e_hi);
   r = o.MulAdd(minus_n, o.Set(common::kTailExpLn2Over32Mid), r);
   r = o.Add(r, o.MulAdd(minus_n, o.Set(common::kTailExpLn2Over32Lo), e_lo));
-  V p = o.MulAdd(r, o.Set(1.0f / 24.0f), o.Set(-1.0f / 6.0f));
-  p = o.MulAdd(p, r, o.Set(0.5f));
-  p = o.MulAdd(p, r, o.Set(-1.0f));
-  p = o.Mul(p, r);
+  const V p = o.Mul(HornerSteps<0, 3>(o, r, Constants<common::kTailExpTaylor>{}), r);
   V e2[2];
   o.template Rows<common::kTailExp2RowsKind, kForm, kDerivative>(o.Column(kd), e2);
   const V e2_hi = e2[0];

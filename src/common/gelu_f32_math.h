@@ -121,6 +121,10 @@ inline constexpr bool kRingNegativeDerivative = [] {
   return true;
 }();
 
+// TailF32's e^-r - 1 = -r + r^2/2 - r^3/6 + r^4/24 (Taylor, truncation < 2^-39 for |r| <= ln2/64) = r P(r), the
+// coefficients of P from the lowest degree up (HornerSteps).
+inline constexpr float kTailExpTaylor[4] = {-1.0f, 0.5f, -1.0f / 6.0f, 1.0f / 24.0f};
+
 // InCore, CoreF32, InRing, RingF32, TailF32: the per-lane math, compiled here for one lane and per Highway target in src/cpu/gelu-inl.h.
 #include "src/common/gelu_f32_core-inl.h"
 

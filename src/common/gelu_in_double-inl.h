@@ -58,10 +58,8 @@ GELU_HD V PhiNegative(const Ops& o, V t, V e) {
 template <class Ops, class V>
 GELU_HD V ExactDeepDerivative(const Ops& o, V t, V e) {
   const V u = o.Div(o.Set(1.0), o.Mul(t, t));
-  V series = o.MulAdd(o.Set(105.0), u, o.Set(-15.0));
-  series = o.MulAdd(series, u, o.Set(3.0));
-  series = o.MulAdd(series, u, o.Set(-1.0));
-  series = o.MulAdd(series, u, o.Set(1.0));
+  const V series =
+      HornerSteps<0, common::kMillsAsymptoticDegree>(o, u, Constants<common::kMillsAsymptotic>{});
   const V t_phi = o.Mul(t, o.Mul(o.Set(common::kInvSqrt2Pi), e));
   return o.Neg(o.Mul(t_phi, o.MulAdd(o.Neg(u), series, o.Set(1.0))));
 }
