@@ -19,31 +19,37 @@ namespace {
 namespace hn = hwy::HWY_NAMESPACE;
 
 // y[i] = f(x[i]). No HWY_RESTRICT: x == y is allowed (each vector is loaded before it is stored).
-// The last partial vector goes through zero-padded stack copies of one vector (src/cpu/padding-inl.h).
+// The last partial vector goes through zero-padded stack copies of one vector (PaddedLanes, src/cpu/padding-inl.h).
+// A plain loop, not ForEachVector: GCC does not inline this large a body into its lambda, and a call per vector
+// would cost more than the storage loops' short bodies pay.
 template <int kForm>
 void ForwardF64Loop(const double* x, double* y, size_t n) {
   const hn::ScalableTag<double> d;
-  ForEachVector(d, n, [&](size_t i, size_t count) HWY_ATTR {
-    if (count == hn::Lanes(d)) return hn::StoreU(f64::GeluF64<kForm>(d, hn::LoadU(d, x + i)), d, y + i);
+  const size_t N = hn::Lanes(d);
+  size_t i = 0;
+  for (; i + N <= n; i += N) hn::StoreU(f64::GeluF64<kForm>(d, hn::LoadU(d, x + i)), d, y + i);
+  if (i < n) {
     PaddedLanes<double, hn::MaxLanes(d)> xb;
-    hn::Store(f64::GeluF64<kForm>(d, hn::Load(d, xb.From(x + i, count))), d, xb.lanes);
-    xb.To(y + i, count);
-  });
+    hn::Store(f64::GeluF64<kForm>(d, hn::Load(d, xb.From(x + i, n - i))), d, xb.lanes);
+    xb.To(y + i, n - i);
+  }
 }
 
 // grad_in[i] = grad_out[i] * f'(x[i]), rounded once; grad_in may equal grad_out or x.
 template <int kForm>
 void BackwardF64Loop(const double* g, const double* x, double* gi, size_t n) {
   const hn::ScalableTag<double> d;
-  ForEachVector(d, n, [&](size_t i, size_t count) HWY_ATTR {
-    if (count == hn::Lanes(d)) {
-      return hn::StoreU(f64::GeluF64Backward<kForm>(d, hn::LoadU(d, g + i), hn::LoadU(d, x + i)), d, gi + i);
-    }
+  const size_t N = hn::Lanes(d);
+  size_t i = 0;
+  for (; i + N <= n; i += N) {
+    hn::StoreU(f64::GeluF64Backward<kForm>(d, hn::LoadU(d, g + i), hn::LoadU(d, x + i)), d, gi + i);
+  }
+  if (i < n) {
     PaddedLanes<double, hn::MaxLanes(d)> xb, gb;
-    const hn::Vec<decltype(d)> gv = hn::Load(d, gb.From(g + i, count));
-    hn::Store(f64::GeluF64Backward<kForm>(d, gv, hn::Load(d, xb.From(x + i, count))), d, xb.lanes);
-    xb.To(gi + i, count);
-  });
+    const hn::Vec<decltype(d)> gv = hn::Load(d, gb.From(g + i, n - i));
+    hn::Store(f64::GeluF64Backward<kForm>(d, gv, hn::Load(d, xb.From(x + i, n - i))), d, xb.lanes);
+    xb.To(gi + i, n - i);
+  }
 }
 
 }  // namespace

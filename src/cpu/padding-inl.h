@@ -22,7 +22,9 @@ namespace gelu {
 namespace HWY_NAMESPACE {
 
 // Runs body(i, count) over [0, n): count = Lanes(d) for each whole vector, then once count = n - i < Lanes(d)
-// for the rest, which `body` stages through PaddedLanes so that it runs the same full-vector code.
+// for the rest, which `body` stages through PaddedLanes so that it runs the same full-vector code. The storage
+// loops' driver; the float32 and float64 loops write theirs out (their bodies are too large to inline in a lambda,
+// and the float32 loop hands all whole vectors to one call).
 template <class D, class Body>
 HWY_INLINE void ForEachVector(D d, size_t n, const Body& body) {
   const size_t N = hwy::HWY_NAMESPACE::Lanes(d);
