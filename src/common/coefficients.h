@@ -20,6 +20,10 @@ inline constexpr double kMillsTau[kMillsDegree + 1] = {
     0x1.a86e599e2f9b2p-2,  -0x1.8a4cd0d48c40fp-2, 0x1.a977466fd7e9fp-3, -0x1.e99acfeda4619p-5,
     0x1.d7615ba6e4becp-8};
 inline constexpr double kMillsScale = 4.0;  // p in tau = p/(p+t)
+// The Mills ratio's asymptotic series R(t) t = 1 - u + 3u^2 - 15u^3 + 105u^4, u = 1/t^2 (coefficients
+// (-1)^k (2k-1)!!, lowest degree first; error and domain: ExactDeepDerivative, src/common/gelu_in_double-inl.h).
+inline constexpr int kMillsAsymptoticDegree = 4;
+inline constexpr double kMillsAsymptotic[kMillsAsymptoticDegree + 1] = {1.0, -1.0, 3.0, -15.0, 105.0};
 
 // exp(r) for |r| <= ln(2)/2, degree 9, Horner, lowest degree first (the constant term is exactly 1).
 // Derivation: scripts/fit/exp_reduced.sollya (fpminimax, relative, [1, D...]); relative error 2^-45.7.
@@ -28,7 +32,11 @@ inline constexpr double kExpPoly[kExpDegree + 1] = {
     0x1p0,                 0x1.ffffffffffb56p-1, 0x1.ffffffffee837p-2, 0x1.55555555d4488p-3,
     0x1.5555558195146p-5,  0x1.1111102c86c18p-7, 0x1.6c1636025f6d8p-10, 0x1.a01c44dae43e9p-13,
     0x1.a17426cd9d608p-16, 0x1.706323ba3c611p-19};
-// Cody-Waite split of ln 2: kLn2Hi has 32 significant bits, so k * kLn2Hi is exact for |k| < 2^21.
+// The reduction constants of ExpNegBounded (src/common/gelu_in_double-inl.h), the float32 path's exp; the float64
+// exponent (src/cpu/gelu_f64-inl.h, ExpNeg) has its own, other values: kLn2HiF64, kLn2LoF64, kRoundShifterF64.
+// Cody-Waite split of ln 2: kLn2Hi = ln 2 rounded to 36 significant bits, so k * kLn2Hi is exact for |k| < 2^17
+// (here |k| <= 419: |z| <= 290); kLn2Lo = ln 2 - kLn2Hi rounded to a double. kLog2e = 1/ln 2 rounded to a double
+// (ExpNeg uses it too).
 inline constexpr double kLn2Hi = 0x1.62e42fefa0000p-1;
 inline constexpr double kLn2Lo = 0x1.cf79abc9e3b3ap-40;
 inline constexpr double kLog2e = 0x1.71547652b82fep0;

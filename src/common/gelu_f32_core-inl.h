@@ -4,7 +4,7 @@
 // inside a namespace, once in gelu::common (ScalarOps: host and CUDA device) and once per Highway target inside
 // gelu::HWY_NAMESPACE (src/cpu/gelu-inl.h), so that each target compiles it with its own instruction set (GCC
 // does not inline a target's vector operations into a function compiled for another).
-// Needs GELU_HD and the tables of src/common/core_tables.h in scope.
+// Needs GELU_HD, the tables of src/common/core_tables.h and src/common/polynomial-inl.h in scope.
 
 // True where x is in the core range (false for NaN): the lanes the float polynomial serves.
 template <class Ops, class V>
@@ -48,22 +48,16 @@ GELU_HD HeadTail<V> IntervalsF32(const Ops& o, V v, V shifted, C column, const M
   // latency-bound). Its extra rounding stays well within the derivatives' 2-ULP bound (measured maxima:
   // docs/exhaustive_maxima.md). Forwards keep Horner: the exact forward's bound is 1 ULP, and Estrin's extra
   // rounding would take half its remaining margin for a gain within the noise (docs/EXPERIMENTS.md).
+  // The split of the derivatives' scheme is not EstrinTree's (which would take a6 d^4 + (a2 .. a5)): (a4 .. a6) by
+  // Horner times d^2, plus (a2 .. a3) by Horner.
   const V d2 = o.Mul(d, d);
+  constexpr int kLast = kHasA6 ? 7 : 6;  // the row of the highest coefficient
+  const Elements<V> rows{row};
   V q;
   if constexpr (kDerivative) {
-    V a6d_a5 = row[6];
-    if constexpr (kHasA6) a6d_a5 = o.MulAdd(row[7], d, row[6]);
-    q = o.MulAdd(o.MulAdd(a6d_a5, d, row[5]), d2, o.MulAdd(row[4], d, row[3]));
+    q = o.MulAdd(HornerSteps<5, kLast>(o, d, rows), d2, HornerSteps<3, 4>(o, d, rows));
   } else {
-    if constexpr (kHasA6) {
-      q = row[7];
-      q = o.MulAdd(q, d, row[6]);
-    } else {
-      q = row[6];
-    }
-    q = o.MulAdd(q, d, row[5]);
-    q = o.MulAdd(q, d, row[4]);
-    q = o.MulAdd(q, d, row[3]);  // a2 + d * (a3 + ...)
+    q = HornerSteps<3, kLast>(o, d, rows);  // a2 + d * (a3 + ...)
   }
   const V a1 = row[2];
   const V lo = row[1];
@@ -279,10 +273,9 @@ GELU_HD auto TailF32(const Ops& o, V x, V grad_out) {
   V row[common::kTailRows];
   o.template Rows<common::kTailRowsKind, kForm, kDerivative>(o.TailColumn(tc), row);
   const V d = o.Sub(tc, row[0]);  // exact: c and t within a factor 2, c has few bits
-  V q = row[common::kTailRows - 1];
-  for (int i = common::kTailRows - 2; i >= 3; --i) q = o.MulAdd(q, d, row[i]);
   const V a_hi = row[1];
-  const V a_lo = o.MulAdd(q, d, row[2]);
+  const V a_lo = HornerSteps<2, common::kTailRows - 1>(o, d, Elements<V>{row});
+  // E = e_hi + e_lo, to ~2^-46 relative: the form's exponent (TailExponent, above).
   V e_hi, e_lo;
   TailExponent<kForm>::Eval(o, tc, e_hi, e_lo);
   // exp(-E) = 2^-m 2^(-j/32) e^-r: n = 32 m + j = round(E 32 / ln2) (< 2^13 for t <= kTailTMax: E <= 102), read
@@ -294,10 +287,7 @@ GELU_HD auto TailF32(const Ops& o, V x, V grad_out) {
   V r = o.MulAdd(minus_n, o.Set(common::kTailExpLn2Over32Hi), e_hi);
   r = o.MulAdd(minus_n, o.Set(common::kTailExpLn2Over32Mid), r);
   r = o.Add(r, o.MulAdd(minus_n, o.Set(common::kTailExpLn2Over32Lo), e_lo));
-  V p = o.MulAdd(r, o.Set(1.0f / 24.0f), o.Set(-1.0f / 6.0f));
-  p = o.MulAdd(p, r, o.Set(0.5f));
-  p = o.MulAdd(p, r, o.Set(-1.0f));
-  p = o.Mul(p, r);
+  const V p = o.Mul(HornerSteps<0, 3>(o, r, Constants<common::kTailExpTaylor>{}), r);
   V e2[2];
   o.template Rows<common::kTailExp2RowsKind, kForm, kDerivative>(o.Column(kd), e2);
   const V e2_hi = e2[0];

@@ -46,9 +46,10 @@
 
 #include <cstdint>
 
+#include "src/common/bit_cast.h"  // GELU_HD, FloatToBits, BitsToFloat
 #include "src/common/core_tables.h"
 #include "src/common/f32_forms.h"  // F32Form: the per-form tables and constants
-#include "src/common/gelu_scalar.h"  // GELU_HD, GeluF32InDouble (the tails)
+#include "src/common/gelu_scalar.h"  // GeluF32InDouble (the tails)
 
 namespace gelu::common {
 
@@ -117,13 +118,17 @@ inline constexpr bool kRingNegativeDerivative = [] {
   return true;
 }();
 
+// TailF32's e^-r - 1 = -r + r^2/2 - r^3/6 + r^4/24 (Taylor, truncation < 2^-39 for |r| <= ln2/64) = r P(r), the
+// coefficients of P from the lowest degree up (HornerSteps).
+inline constexpr float kTailExpTaylor[4] = {-1.0f, 0.5f, -1.0f / 6.0f, 1.0f / 24.0f};
+
 // InCore, CoreF32, InRing, RingF32, TailF32: the per-lane math, compiled here for one lane and per Highway target in src/cpu/gelu-inl.h.
 #include "src/common/gelu_f32_core-inl.h"
 
 // One lane of float, for the host and CUDA device code: the generic operations (gelu_scalar.h) and the float
 // core's and tail's table columns, lookups and powers of two.
 struct ScalarOps : ScalarLaneOps<float> {
-  GELU_HD static uint32_t Column(float shifted) { return Bits(shifted) & 31u; }
+  GELU_HD static uint32_t Column(float shifted) { return FloatToBits(shifted) & 31u; }
   // x - c for shifted = x + kCoreShifter = kCoreShifter + c (CoreF32): exact.
   GELU_HD static float QuarterOffset(float x, float shifted) { return x - (shifted - kCoreShifter); }
   // out[k] = the table's row k at column, k < N (the first N rows).
@@ -138,37 +143,20 @@ struct ScalarOps : ScalarLaneOps<float> {
   static_assert(kTailTMaxExact < 64.0f && kTailTMaxTanh < 64.0f && kTailTMaxSigmoid < 64.0f,
                 "TailColumn has no upper clamp: every kTailTMax must lie below 64, in column 31 or before");
   GELU_HD static uint32_t TailColumn(float t) {
-    const int32_t k = static_cast<int32_t>(Bits(t) >> 20) - kTailFirstColumnBits;
+    const int32_t k = static_cast<int32_t>(FloatToBits(t) >> 20) - kTailFirstColumnBits;
     return static_cast<uint32_t>(k < 0 ? 0 : k);
   }
   // 2^(64 - m) for kd = 0x1.8p23 + n, n = 32 m + j in [0, 2^13): the exponent field 127 + 64 - m.
   GELU_HD static float Pow2OfShifted(float kd) {
-    return FromBits(static_cast<uint32_t>(191 - static_cast<int32_t>((Bits(kd) - 0x4B400000u) >> 5)) << 23);
+    const int32_t m = static_cast<int32_t>((FloatToBits(kd) - 0x4B400000u) >> 5);
+    return BitsToFloat(static_cast<uint32_t>(191 - m) << 23);
   }
   // r with the sign bit of a * b ORed into its own (CoreF32's derivative: the sign of a zero product).
   GELU_HD static float OrSignOfProduct(float r, float a, float b) {
-    return FromBits(Bits(r) | ((Bits(a) ^ Bits(b)) & 0x80000000u));
+    return BitsToFloat(FloatToBits(r) | ((FloatToBits(a) ^ FloatToBits(b)) & 0x80000000u));
   }
   // r with the sign bit of -a ORed into its own (OrSignOfProduct for a product known negative).
-  GELU_HD static float OrSignOfNegated(float r, float a) { return FromBits(Bits(r) | (~Bits(a) & 0x80000000u)); }
-  GELU_HD static uint32_t Bits(float v) {
-#if defined(__CUDA_ARCH__)
-    return static_cast<uint32_t>(__float_as_int(v));
-#else
-    uint32_t bits;
-    std::memcpy(&bits, &v, sizeof bits);
-    return bits;
-#endif
-  }
-  GELU_HD static float FromBits(uint32_t bits) {
-#if defined(__CUDA_ARCH__)
-    return __int_as_float(static_cast<int>(bits));
-#else
-    float v;
-    std::memcpy(&v, &bits, sizeof v);
-    return v;
-#endif
-  }
+  GELU_HD static float OrSignOfNegated(float r, float a) { return BitsToFloat(FloatToBits(r) | (~FloatToBits(a) & 0x80000000u)); }
 };
 
 template <int kForm>

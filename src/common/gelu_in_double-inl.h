@@ -6,40 +6,13 @@
 // the same order (FMA where this file says MulAdd), so on targets with native FMA every SIMD target returns the
 // scalar path's bits by construction. No include guard and no includes, on purpose: like gelu_f32_core-inl.h, it
 // is included inside a namespace, once in gelu::common and once per Highway target inside gelu::HWY_NAMESPACE, so
-// that each target compiles it with its own instruction set. Needs GELU_HD and src/common/coefficients.h in scope.
+// that each target compiles it with its own instruction set. Needs GELU_HD, src/common/coefficients.h and
+// src/common/polynomial-inl.h in scope.
 
-// The polynomial C[0] + C[1] x + ... + C[Degree] x^Degree by Estrin's scheme: a tree of FMAs of depth
-// ceil(log2(Degree + 1)) over the powers x^2, x^4, x^8, x^16, instead of Horner's chain of Degree dependent FMAs.
-// Why: the double-lane kernels are latency-bound (one vector's chain is longer than the out-of-order window
-// hides), as the float64 kernels found (src/cpu/gelu_f64-inl.h); a few more multiplications are cheaper than the
-// wait. Every coefficient term here is far below the polynomial's value or decreasing fast, so the evaluation
-// error stays a few units of 2^-53, far below each fit's error (coefficients.h); the exhaustive suites check the
-// results. Why templates: nvcc may not read a namespace-scope constexpr array from device code at a run-time
-// index, only its elements in constant expressions (CUDA C++ Programming Guide, "constexpr variables"), so each
-// coefficient is a constexpr local.
-template <const auto& C, int kLo, int kHi, class Ops, class V>
-GELU_HD V EstrinRange(const Ops& o, const V (&powers)[5]) {
-  constexpr int kCount = kHi - kLo + 1;
-  if constexpr (kCount == 1) {
-    constexpr double c = C[kLo];
-    return o.Set(c);
-  } else if constexpr (kCount == 2) {
-    constexpr double c0 = C[kLo], c1 = C[kHi];
-    return o.MulAdd(o.Set(c1), powers[0], o.Set(c0));
-  } else {
-    // C[kLo .. kLo + m - 1] + x^m C[kLo + m .. kHi], m the largest power of two below kCount
-    constexpr int kLog = kCount > 16 ? 4 : kCount > 8 ? 3 : kCount > 4 ? 2 : 1;
-    static_assert(kCount <= 32, "powers up to x^16");
-    return o.MulAdd(EstrinRange<C, kLo + (1 << kLog), kHi>(o, powers), powers[kLog],
-                    EstrinRange<C, kLo, kLo + (1 << kLog) - 1>(o, powers));
-  }
-}
-template <const auto& C, int Degree, class Ops, class V>
-GELU_HD V Polynomial(const Ops& o, V x) {
-  V powers[5] = {x, x, x, x, x};  // x, x^2, x^4, x^8, x^16: those the tree uses
-  for (int k = 1; k < 5 && (1 << k) <= Degree; ++k) powers[k] = o.Mul(powers[k - 1], powers[k - 1]);
-  return EstrinRange<C, 0, Degree>(o, powers);
-}
+// Polynomial (Estrin's scheme) is in src/common/polynomial-inl.h, with the evaluators of the float32 core and of
+// float64. Estrin, not Horner, here: the double-lane kernels are latency-bound. Every coefficient term here is far
+// below the polynomial's value or decreasing fast, so the evaluation error stays a few units of 2^-53, far below
+// each fit's error (coefficients.h); the exhaustive suites check the results.
 
 // exp(z) for z in [-290, 0] (the callers clamp: kSigmoidZMax, kSigmoidDerivativeZMax = 290, kExactTMax and
 // kExactDerivativeTMax^2 / 2 = 288; 2^k stays a normal double down to k = -1022), relative error < 2^-45.
@@ -85,10 +58,8 @@ GELU_HD V PhiNegative(const Ops& o, V t, V e) {
 template <class Ops, class V>
 GELU_HD V ExactDeepDerivative(const Ops& o, V t, V e) {
   const V u = o.Div(o.Set(1.0), o.Mul(t, t));
-  V series = o.MulAdd(o.Set(105.0), u, o.Set(-15.0));
-  series = o.MulAdd(series, u, o.Set(3.0));
-  series = o.MulAdd(series, u, o.Set(-1.0));
-  series = o.MulAdd(series, u, o.Set(1.0));
+  const V series =
+      HornerSteps<0, common::kMillsAsymptoticDegree>(o, u, Constants<common::kMillsAsymptotic>{});
   const V t_phi = o.Mul(t, o.Mul(o.Set(common::kInvSqrt2Pi), e));
   return o.Neg(o.Mul(t_phi, o.MulAdd(o.Neg(u), series, o.Set(1.0))));
 }

@@ -30,16 +30,15 @@
 #define GELU_SRC_COMMON_GELU_SCALAR_H_
 
 #include <cstdint>
-#include <cstring>
+#include <type_traits>  // polynomial-inl.h
 
+#include "src/common/bit_cast.h"  // GELU_HD, BitsToDouble, DoubleToBits
 #include "src/common/coefficients.h"
 #include "src/common/functions.h"  // Form, VisitForm
 
 #if defined(__CUDACC__)
-#define GELU_HD __host__ __device__ __forceinline__
 #include <cuda/std/cmath>
 #else
-#define GELU_HD inline
 #include <cmath>
 #endif
 
@@ -50,25 +49,6 @@ GELU_HD double Fma(double a, double b, double c) {
   return __fma_rn(a, b, c);
 #else
   return std::fma(a, b, c);
-#endif
-}
-
-GELU_HD double BitsToDouble(uint64_t bits) {
-#if defined(__CUDA_ARCH__)
-  return __longlong_as_double(static_cast<long long>(bits));
-#else
-  double d;
-  std::memcpy(&d, &bits, sizeof d);
-  return d;
-#endif
-}
-GELU_HD uint64_t DoubleToBits(double d) {
-#if defined(__CUDA_ARCH__)
-  return static_cast<uint64_t>(__double_as_longlong(d));
-#else
-  uint64_t bits;
-  std::memcpy(&bits, &d, sizeof bits);
-  return bits;
 #endif
 }
 
@@ -133,6 +113,7 @@ struct ScalarDoubleOps : ScalarLaneOps<double> {
 
 // ExpNegBounded, ExactForm, SigmoidForm, CommonRange, GeneralInDouble, GeluInDouble: the double path, compiled
 // here for one lane and per Highway target in src/cpu/gelu-inl.h.
+#include "src/common/polynomial-inl.h"
 #include "src/common/gelu_in_double-inl.h"
 
 // form: a gelu_approximate value (common::Form).

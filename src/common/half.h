@@ -27,30 +27,11 @@
 #define GELU_SRC_COMMON_HALF_H_
 
 #include <cstdint>
-#include <cstring>
 
-#include "src/common/gelu_scalar.h"  // GELU_HD, BitsToDouble, DoubleToBits, GeluF32InDouble
+#include "src/common/bit_cast.h"     // GELU_HD, BitsToFloat, FloatToBits, DoubleToBits
+#include "src/common/gelu_scalar.h"  // GeluF32InDouble
 
 namespace gelu::common {
-
-GELU_HD float BitsToFloat(uint32_t bits) {
-#if defined(__CUDA_ARCH__)
-  return __uint_as_float(bits);
-#else
-  float f;
-  std::memcpy(&f, &bits, sizeof f);
-  return f;
-#endif
-}
-GELU_HD uint32_t FloatToBits(float f) {
-#if defined(__CUDA_ARCH__)
-  return __float_as_uint(f);
-#else
-  uint32_t bits;
-  std::memcpy(&bits, &f, sizeof bits);
-  return bits;
-#endif
-}
 
 // bfloat16 is the top half of a float32: widening is a shift.
 GELU_HD float Bf16ToFloat(uint16_t h) { return BitsToFloat(static_cast<uint32_t>(h) << 16); }

@@ -74,9 +74,9 @@ HWY_NOINLINE void LookupBackwardIo(const double* table, const uint16_t* g, const
   };
   ForEachVector(dd, n, [&](size_t i, size_t count) HWY_ATTR {
     if (count == hn::Lanes(dd)) return one(g + i, x + i, y + i);
-    HWY_ALIGN uint16_t xb[kMax] = {}, gb[kMax] = {}, yb[kMax];
-    one(Stage(g + i, count, gb), Stage(x + i, count, xb), yb);
-    for (size_t j = 0; j < count; ++j) y[i + j] = yb[j];
+    PaddedLanes<uint16_t, kMax> xb, gb, yb;
+    one(gb.From(g + i, count), xb.From(x + i, count), yb.lanes);
+    yb.To(y + i, count);
   });
 }
 void LookupBackwardKernel(int io, const double* table, const uint16_t* g, const uint16_t* x, uint16_t* y, size_t n) {

@@ -24,6 +24,7 @@
 #include "src/common/coefficients.h"
 #include "src/common/gelu_f32_math.h"
 #include "src/cpu/float_core_targets.h"
+#include "src/cpu/padding-inl.h"
 
 HWY_BEFORE_NAMESPACE();
 namespace gelu {
@@ -277,7 +278,9 @@ struct HwyOps {
   }
 };
 
-// InCore, CoreF32, TailF32 for this target (the source the scalar path and CUDA share).
+// The polynomial evaluators, then InCore, CoreF32, TailF32 for this target (the source the scalar path and CUDA
+// share).
+#include "src/common/polynomial-inl.h"
 #include "src/common/gelu_f32_core-inl.h"
 // The double path (ExactForm, SigmoidForm, GeneralInDouble, GeluInDouble, ...) for this target: the source of
 // common::GeluF32InDouble.
@@ -565,22 +568,21 @@ HWY_INLINE void GeluF32Run(const float* g, const float* x, float* y, size_t coun
 }
 
 // Runs run(g, x, y, count) over [0, n): once on the whole vectors of `lanes` elements (count a multiple of lanes),
-// then on the last partial vector through a zero-padded stack copy of `lanes` (<= kMaxLanes) elements, so every
-// element sees the same vector code whatever n and alignment are (Highway 1.0.3 has no LoadN/StoreN).
+// then on the last partial vector through a zero-padded stack copy of `lanes` (<= kMaxLanes) elements (PaddedLanes,
+// src/cpu/padding-inl.h), so every element sees the same vector code whatever n and alignment are. One call on
+// the whole vectors, not ForEachVector's one per vector: GeluF32Run compacts the tail lanes of whole blocks.
 template <size_t kMaxLanes, bool kBackward, class Run>
 HWY_INLINE void WholeRunsThenPadded(const float* g, const float* x, float* y, size_t n, size_t lanes,
                                     const Run& run) {
   const size_t whole = n - n % lanes;
   if (whole > 0) run(kBackward ? g : nullptr, x, y, whole);
   if (whole < n) {
-    HWY_ALIGN float xb[kMaxLanes] = {}, gb[kMaxLanes] = {}, yb[kMaxLanes];
+    PaddedLanes<float, kMaxLanes> xb, gb, yb;
     const size_t rest = n - whole;
-    for (size_t j = 0; j < rest; ++j) {
-      xb[j] = x[whole + j];
-      if constexpr (kBackward) gb[j] = g[whole + j];
-    }
-    run(gb, xb, yb, lanes);
-    for (size_t j = 0; j < rest; ++j) y[whole + j] = yb[j];
+    // grad_out zeros for the forward too (the run ignores them).
+    const float* gp = gb.From(kBackward ? g + whole : nullptr, kBackward ? rest : 0);
+    run(gp, xb.From(x + whole, rest), yb.lanes, lanes);
+    yb.To(y + whole, rest);
   }
 }
 

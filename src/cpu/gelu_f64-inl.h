@@ -24,8 +24,11 @@
 #include <cstddef>
 #include <cstdint>
 #include <limits>
+#include <type_traits>  // polynomial-inl.h
 
 #include "hwy/highway.h"
+#include "src/common/bit_cast.h"      // GELU_HD
+#include "src/common/coefficients.h"  // kLog2e
 #include "src/common/functions.h"
 
 HWY_BEFORE_NAMESPACE();
@@ -49,23 +52,29 @@ inline constexpr double kTanhK3aLo = 0x1.bba7351828aabp-57;
 inline constexpr double kSigmoidCHi = 0x1.b3b645a1cac08p+0;  // 1.702
 inline constexpr double kSigmoidCLo = 0x1.89374bc6a7efap-55;
 
-// Cody-Waite split of ln 2 (mpmath, 300 bits): kLn2Hi has 42 significant bits, so k * kLn2Hi is exact for
-// |k| < 2^11 (here |k| <= 1155), and a - k kLn2Hi is exact (Sterbenz; k = round(a/ln 2)). kLn2Lo ~ 2^-44
-// keeps the low part of r below 2^-32, so its square (dropped) is below 2^-64.
-inline constexpr double kLn2Hi = 0x1.62e42fefa3800p-1;
-inline constexpr double kLn2Lo = 0x1.ef35793c76730p-45;
-inline constexpr double kLog2e = 0x1.71547652b82fep+0;
-// Adding 0x1.8p52 to v in [-2^50, 2^50] rounds v to an integer k held in the low mantissa bits.
-inline constexpr double kRoundShifter = 0x1.8p52;
+// The constants of ExpNeg below, the float64 exponent. Their float32-path namesakes (common::kLn2Hi, kLn2Lo,
+// kRoundShifter in src/common/coefficients.h, those of common::ExpNegBounded) have other values, chosen for another
+// reduction, hence the suffix. kLog2e is the same double in both (1/ln 2 rounded to nearest): common::kLog2e.
+// Cody-Waite split of ln 2 (mpmath, 300 bits): kLn2HiF64 = ln 2 rounded to 42 significant bits, so k * kLn2HiF64
+// is exact for |k| < 2^11 (here |k| <= 1155), and a - k kLn2HiF64 is exact (Sterbenz; k = round(a/ln 2)).
+// kLn2LoF64 = ln 2 - kLn2HiF64 rounded to a double (~2^-44) keeps the low part of r below 2^-32, so its square
+// (dropped) is below 2^-64.
+inline constexpr double kLn2HiF64 = 0x1.62e42fefa3800p-1;
+inline constexpr double kLn2LoF64 = 0x1.ef35793c76730p-45;
+// 0x1.8p52 = 1.5 * 2^52: adding it to v in [-2^50, 2^50] rounds v to an integer k held in the low mantissa bits
+// (the spacing of doubles there is 1), as a signed offset from the shifter's own bits, with no exponent bias (ExpNeg
+// subtracts the shifter's bits and splits k itself; common::kRoundShifter carries the bias 1023 instead).
+inline constexpr double kRoundShifterF64 = 0x1.8p52;
 // Largest exponent argument used: exp(-800) = 2^-1154.2, far below half the smallest subnormal times any
 // |x| the forms reach (<= 500), so clamping there changes no result; k >= -1155 keeps k/2 normal.
 inline constexpr double kExpArgMax = 800.0;
 
-// exp(r) = 1 + r + r^2 H(r), |r| <= 0.3467 (> ln(2)/2), H of degree 11, Horner, lowest degree first.
+// exp(r) = 1 + r + r^2 H(r), |r| <= 0.3467 (> ln(2)/2), H of degree 11 (kExpDegreeF64: common::kExpDegree is
+// the float32 path's exp polynomial), lowest degree first.
 // Derivation: scripts/fit/gelu_f64_exp.sollya (fpminimax, absolute error of r^2 H, double coefficients):
 // absolute approximation error 2^-67.56 on [-0.3467, 0.3467].
-inline constexpr int kExpDegree = 11;
-inline constexpr double kExpH[kExpDegree + 1] = {
+inline constexpr int kExpDegreeF64 = 11;
+inline constexpr double kExpH[kExpDegreeF64 + 1] = {
     0x1p-1,                0x1.5555555555555p-3,  0x1.5555555555558p-5,  0x1.11111111112ccp-7,
     0x1.6c16c16c15007p-10, 0x1.a01a019f487ecp-13, 0x1.a01a01ad79386p-16, 0x1.71de3d398e7bap-19,
     0x1.27e4cc20d1e7dp-22, 0x1.ae5a9f8484d26p-26, 0x1.1f8bc091db2a4p-29, 0x1.6de69185b3d5fp-33};
@@ -122,42 +131,22 @@ HWY_INLINE V FastTwoSum(V a, V b, V& lo) {
   return s;
 }
 
-// Horner over c[kFirst..kLast] (lowest degree first) at x.
+// The operations the shared polynomial evaluators (src/common/polynomial-inl.h) need, on vectors of D.
+template <class D>
+struct F64Ops {
+  D d;
+  HWY_INLINE hn::Vec<D> Set(double c) const { return hn::Set(d, c); }
+  HWY_INLINE hn::Vec<D> Mul(hn::Vec<D> a, hn::Vec<D> b) const { return hn::Mul(a, b); }
+  HWY_INLINE hn::Vec<D> MulAdd(hn::Vec<D> a, hn::Vec<D> b, hn::Vec<D> c) const { return hn::MulAdd(a, b, c); }
+};
+
+#include "src/common/polynomial-inl.h"
+
+// Horner over c[kFirst..kLast] (lowest degree first) at x: common HornerSteps.
 template <size_t kFirst, size_t kLast, size_t kN, class D, class V = hn::Vec<D>>
 HWY_INLINE V Horner(D d, V x, const double (&c)[kN]) {
   static_assert(kFirst <= kLast && kLast < kN, "coefficient range");
-  V p = hn::Set(d, c[kLast]);
-  for (size_t i = kLast; i-- > kFirst;) p = hn::MulAdd(p, x, hn::Set(d, c[i]));
-  return p;
-}
-
-// Estrin's scheme over c[kLo..kHi] at x, given the powers x2 = x^2, x4, x8, x16 (those needed): a tree of
-// depth ceil(log2(count)) instead of Horner's chain of count - 1 dependent FMAs, for the long polynomials here
-// (the kernels are latency-bound: the chains of one vector are too long for the out-of-order window).
-template <size_t kLo, size_t kHi, size_t kN, class V>
-HWY_INLINE V Estrin(const double (&c)[kN], V x, V x2, V x4, V x8, V x16) {
-  static_assert(kLo <= kHi && kHi < kN && kHi - kLo < 32, "coefficient range");
-  constexpr size_t kCount = kHi - kLo + 1;
-  const hn::DFromV<V> d;
-  if constexpr (kCount == 1) {
-    return hn::Set(d, c[kLo]);
-  } else if constexpr (kCount == 2) {
-    return hn::MulAdd(hn::Set(d, c[kHi]), x, hn::Set(d, c[kLo]));
-  } else {
-    constexpr size_t kM = kCount > 16 ? 16 : kCount > 8 ? 8 : kCount > 4 ? 4 : 2;  // largest power < count
-    V xm;
-    if constexpr (kM == 16) {
-      xm = x16;
-    } else if constexpr (kM == 8) {
-      xm = x8;
-    } else if constexpr (kM == 4) {
-      xm = x4;
-    } else {
-      xm = x2;
-    }
-    return hn::MulAdd(Estrin<kLo + kM, kHi>(c, x, x2, x4, x8, x16), xm,
-                      Estrin<kLo, kLo + kM - 1>(c, x, x2, x4, x8, x16));
-  }
+  return HornerSteps<static_cast<int>(kFirst), static_cast<int>(kLast)>(F64Ops<D>{d}, x, Elements<double>{c});
 }
 
 // Polynomial c[0..kLast] at x: Estrin for c[kDd..kLast], then the last kDd Horner steps (the multiplications by x and
@@ -167,8 +156,12 @@ template <size_t kDd, size_t kLast, bool kEstrin = true, size_t kN, class D, cla
 HWY_INLINE V HornerDd(D d, V x, const double (&c)[kN], V& lo) {
   V h;
   if constexpr (kEstrin) {
-    const V x2 = hn::Mul(x, x), x4 = hn::Mul(x2, x2), x8 = hn::Mul(x4, x4), x16 = hn::Mul(x8, x8);
-    h = Estrin<kDd, kLast>(c, x, x2, x4, x8, x16);
+    // Estrin's scheme (common EstrinTree): the long polynomials here are latency-bound.
+    static_assert(kDd <= kLast && kLast < kN && kLast - kDd < 32, "coefficient range");
+    const F64Ops<D> o{d};
+    V powers[5];
+    EstrinPowers<static_cast<int>(kLast)>(o, x, powers);
+    h = EstrinTree<static_cast<int>(kDd), static_cast<int>(kLast)>(o, powers, Elements<double>{c});
   } else {
     h = Horner<kDd, kLast>(d, x, c);
   }
@@ -194,15 +187,18 @@ template <class D, class V = hn::Vec<D>>
 HWY_INLINE void ExpNeg(D d, V ahi, V alo, V& mhi, V& mlo, V& s1, V& s2) {
   const hn::RebindToSigned<D> di;
   using VI = hn::Vec<decltype(di)>;
-  const V shifter = hn::Set(d, kRoundShifter);
-  const V kd = hn::MulAdd(ahi, hn::Set(d, -kLog2e), shifter);
+  const V shifter = hn::Set(d, kRoundShifterF64);
+  const V kd = hn::MulAdd(ahi, hn::Set(d, -common::kLog2e), shifter);
   const V k = hn::Sub(kd, shifter);  // k = round(-a / ln 2) <= 0, an exact integer
-  // r = -a - k ln 2 = rhi + rlo; rhi exact (see kLn2Hi), |rlo| <= 2^-32, rounded to ~2^-85.
+  // r = -a - k ln 2 = rhi + rlo; rhi exact (see kLn2HiF64), |rlo| <= 2^-32, rounded to ~2^-85.
   // -(k ln2) - a in one fnmsub: the bits of fma(k, -ln2, -a) without the two sign-bit xors.
-  const V rhi = hn::NegMulSub(k, hn::Set(d, kLn2Hi), ahi);
-  const V rlo = hn::NegMulSub(k, hn::Set(d, kLn2Lo), alo);
-  const V r2 = hn::Mul(rhi, rhi), r4 = hn::Mul(r2, r2), r8 = hn::Mul(r4, r4);
-  const V h = Estrin<0, kExpDegree>(kExpH, rhi, r2, r4, r8, r8);
+  const V rhi = hn::NegMulSub(k, hn::Set(d, kLn2HiF64), ahi);
+  const V rlo = hn::NegMulSub(k, hn::Set(d, kLn2LoF64), alo);
+  const F64Ops<D> o{d};
+  V powers[5];  // rhi, r2 = rhi^2, r^4, r^8 (the degree-11 tree reads no r^16)
+  EstrinPowers<kExpDegreeF64>(o, rhi, powers);
+  const V r2 = powers[1];
+  const V h = EstrinTree<0, kExpDegreeF64>(o, powers, Constants<kExpH>{});
   const V w = hn::Mul(r2, h);  // r^2 H(r) <= 0.066: its rounding is <= 2^-56.3 absolute
   // exp(rhi + rlo) = (1 + rhi + w)(1 + rlo) to rlo^2/2 < 2^-65; 1 + rhi split exactly (|rhi| < 1).
   V e1;

@@ -10,6 +10,7 @@
 #include "hwy/foreach_target.h"  // IWYU pragma: keep  (re-includes this file per target)
 #include "hwy/highway.h"
 #include "src/cpu/gelu_f64-inl.h"
+#include "src/cpu/padding-inl.h"
 
 HWY_BEFORE_NAMESPACE();
 namespace gelu {
@@ -18,8 +19,9 @@ namespace {
 namespace hn = hwy::HWY_NAMESPACE;
 
 // y[i] = f(x[i]). No HWY_RESTRICT: x == y is allowed (each vector is loaded before it is stored).
-// The tail goes through a stack buffer of one vector (Highway 1.0.3 has no LoadN/StoreN); every lane's
-// result depends on its own input only, so padding lanes (zeros) change nothing.
+// The last partial vector goes through zero-padded stack copies of one vector (PaddedLanes, src/cpu/padding-inl.h).
+// A plain loop, not ForEachVector: GCC does not inline this large a body into its lambda, and a call per vector
+// would cost more than the storage loops' short bodies pay.
 template <int kForm>
 void ForwardF64Loop(const double* x, double* y, size_t n) {
   const hn::ScalableTag<double> d;
@@ -27,10 +29,9 @@ void ForwardF64Loop(const double* x, double* y, size_t n) {
   size_t i = 0;
   for (; i + N <= n; i += N) hn::StoreU(f64::GeluF64<kForm>(d, hn::LoadU(d, x + i)), d, y + i);
   if (i < n) {
-    HWY_ALIGN double buf[hn::MaxLanes(d)] = {};
-    for (size_t j = 0; i + j < n; ++j) buf[j] = x[i + j];
-    hn::Store(f64::GeluF64<kForm>(d, hn::Load(d, buf)), d, buf);
-    for (size_t j = 0; i + j < n; ++j) y[i + j] = buf[j];
+    PaddedLanes<double, hn::MaxLanes(d)> xb;
+    hn::Store(f64::GeluF64<kForm>(d, hn::Load(d, xb.From(x + i, n - i))), d, xb.lanes);
+    xb.To(y + i, n - i);
   }
 }
 
@@ -44,14 +45,10 @@ void BackwardF64Loop(const double* g, const double* x, double* gi, size_t n) {
     hn::StoreU(f64::GeluF64Backward<kForm>(d, hn::LoadU(d, g + i), hn::LoadU(d, x + i)), d, gi + i);
   }
   if (i < n) {
-    HWY_ALIGN double bx[hn::MaxLanes(d)] = {};
-    HWY_ALIGN double bg[hn::MaxLanes(d)] = {};
-    for (size_t j = 0; i + j < n; ++j) {
-      bx[j] = x[i + j];
-      bg[j] = g[i + j];
-    }
-    hn::Store(f64::GeluF64Backward<kForm>(d, hn::Load(d, bg), hn::Load(d, bx)), d, bx);
-    for (size_t j = 0; i + j < n; ++j) gi[i + j] = bx[j];
+    PaddedLanes<double, hn::MaxLanes(d)> xb, gb;
+    const hn::Vec<decltype(d)> gv = hn::Load(d, gb.From(g + i, n - i));
+    hn::Store(f64::GeluF64Backward<kForm>(d, gv, hn::Load(d, xb.From(x + i, n - i))), d, xb.lanes);
+    xb.To(gi + i, n - i);
   }
 }
 

@@ -9,7 +9,7 @@
 // that are float32 values: half inputs widen exactly to float, and the bias sum is rounded to float first.
 // So the error analysis of src/common/gelu_scalar.h holds unchanged (its double-side relative error bound before
 // the one final rounding), and each lane's result depends on its own inputs only (tails go through the same vector
-// code via stack buffers), whatever the length, alignment, row layout or thread split.
+// code via stack buffers: src/cpu/padding-inl.h), whatever the length, alignment, row layout or thread split.
 //
 // Narrowing to half precision rounds the double result ONCE, to nearest even, straight to the target format
 // (RoundToHalfGrid below), never through float; src/common/half.h explains why and holds the scalar twin
@@ -232,24 +232,6 @@ HWY_INLINE hn::Vec<DD> GatherByBits(DD dd, const double* table, const uint16_t* 
   return hn::GatherIndex(dd, table, hn::PromoteTo(d64, hn::PromoteTo(d32, hn::LoadU(d16, p))));
 }
 
-// Runs body(i, count) over [0, n): full vectors in place, then the tail (count < N) once; `body` handles
-// a tail by staging through stack buffers so that it runs the same full-vector code.
-template <class DD, class Body>
-HWY_INLINE void ForEachVector(DD dd, size_t n, const Body& body) {
-  const size_t N = hn::Lanes(dd);
-  size_t i = 0;
-  for (; i + N <= n; i += N) body(i, N);
-  if (i < n) body(i, n - i);
-}
-
-// Copies `count` elements into a zeroed stack buffer of MaxLanes elements (tail handling without LoadN,
-// which Highway 1.0.3 lacks).
-template <class T, size_t kMax>
-HWY_INLINE const T* Stage(const T* src, size_t count, T (&buf)[kMax]) {
-  for (size_t j = 0; j < count; ++j) buf[j] = src[j];
-  return buf;
-}
-
 // ---------------------------------------------------------------------------------------------------------
 // Elementwise: y = f(x) (kBackward false) or y = g * f'(x), in place allowed.
 template <class Io, common::Formula kFormula, bool kBackward>
@@ -264,9 +246,9 @@ HWY_NOINLINE void ElementwiseLoop(const typename Io::T* g, const typename Io::T*
   };
   ForEachVector(dd, n, [&](size_t i, size_t count) HWY_ATTR {
     if (count == hn::Lanes(dd)) return one(kBackward ? g + i : nullptr, x + i, y + i);
-    HWY_ALIGN T xb[kMax] = {}, gb[kMax] = {}, yb[kMax];
-    one(kBackward ? Stage(g + i, count, gb) : nullptr, Stage(x + i, count, xb), yb);
-    for (size_t j = 0; j < count; ++j) y[i + j] = yb[j];
+    PaddedLanes<T, kMax> xb, gb, yb;
+    one(kBackward ? gb.From(g + i, count) : nullptr, xb.From(x + i, count), yb.lanes);
+    yb.To(y + i, count);
   });
 }
 
@@ -307,9 +289,9 @@ HWY_NOINLINE void BiasForwardLoop(const typename Io::T* x, const typename Io::T*
     T* yr = y + r * cols + c;
     ForEachVector(dd, len, [&](size_t i, size_t count) HWY_ATTR {
       if (count == hn::Lanes(dd)) return one(xr + i, br + i, yr + i);
-      HWY_ALIGN T xb[kMax] = {}, bb[kMax] = {}, yb[kMax];
-      one(Stage(xr + i, count, xb), Stage(br + i, count, bb), yb);
-      for (size_t j = 0; j < count; ++j) yr[i + j] = yb[j];
+      PaddedLanes<T, kMax> xb, bb, yb;
+      one(xb.From(xr + i, count), bb.From(br + i, count), yb.lanes);
+      yb.To(yr + i, count);
     });
   });
 }
@@ -335,14 +317,13 @@ HWY_NOINLINE void BiasBackwardTile(const typename Io::T* g, const typename Io::T
     const size_t base = r * cols + c0;
     ForEachVector(dd, c1 - c0, [&](size_t i, size_t count) HWY_ATTR {
       if (count == hn::Lanes(dd)) return one(g + base + i, x + base + i, bias + c0 + i, gx + base + i, sums + i);
-      HWY_ALIGN T gb[kMax] = {}, xb[kMax] = {}, bb[kMax] = {}, yb[kMax];
-      HWY_ALIGN double sb[kMax] = {};
-      for (size_t j = 0; j < count; ++j) sb[j] = sums[i + j];
-      one(Stage(g + base + i, count, gb), Stage(x + base + i, count, xb), Stage(bias + c0 + i, count, bb), yb, sb);
-      for (size_t j = 0; j < count; ++j) {
-        gx[base + i + j] = yb[j];
-        sums[i + j] = sb[j];
-      }
+      PaddedLanes<T, kMax> gb, xb, bb, yb;
+      PaddedLanes<double, kMax> sb;  // the running sums: read and written
+      sb.From(sums + i, count);
+      one(gb.From(g + base + i, count), xb.From(x + base + i, count), bb.From(bias + c0 + i, count), yb.lanes,
+          sb.lanes);
+      yb.To(gx + base + i, count);
+      sb.To(sums + i, count);
     });
   }
 }
@@ -371,9 +352,9 @@ HWY_NOINLINE void GegluForwardImpl(const typename Io::T* a, size_t lda, const ty
     T* yr = y + r * ldy + c;
     ForEachVector(dd, len, [&](size_t i, size_t count) HWY_ATTR {
       if (count == hn::Lanes(dd)) return one(ar + i, br + i, yr + i);
-      HWY_ALIGN T ab[kMax] = {}, bb[kMax] = {}, yb[kMax];
-      one(Stage(ar + i, count, ab), Stage(br + i, count, bb), yb);
-      for (size_t j = 0; j < count; ++j) yr[i + j] = yb[j];
+      PaddedLanes<T, kMax> ab, bb, yb;
+      one(ab.From(ar + i, count), bb.From(br + i, count), yb.lanes);
+      yb.To(yr + i, count);
     });
   });
 }
@@ -423,12 +404,10 @@ HWY_NOINLINE void GegluBackwardImpl(const typename Io::T* g, size_t ldg, const t
     T* gbr = gb + r * ldgb + c;
     ForEachVector(dd, len, [&](size_t i, size_t count) HWY_ATTR {
       if (count == hn::Lanes(dd)) return one(gr + i, ar + i, br + i, gar + i, gbr + i);
-      HWY_ALIGN T gbuf[kMax] = {}, abuf[kMax] = {}, bbuf[kMax] = {}, o1[kMax], o2[kMax];
-      one(Stage(gr + i, count, gbuf), Stage(ar + i, count, abuf), Stage(br + i, count, bbuf), o1, o2);
-      for (size_t j = 0; j < count; ++j) {
-        gar[i + j] = o1[j];
-        gbr[i + j] = o2[j];
-      }
+      PaddedLanes<T, kMax> gbuf, abuf, bbuf, o1, o2;
+      one(gbuf.From(gr + i, count), abuf.From(ar + i, count), bbuf.From(br + i, count), o1.lanes, o2.lanes);
+      o1.To(gar + i, count);
+      o2.To(gbr + i, count);
     });
   });
 }
