@@ -21,7 +21,7 @@ inline constexpr double kMillsTau[kMillsDegree + 1] = {
     0x1.d7615ba6e4becp-8};
 inline constexpr double kMillsScale = 4.0;  // p in tau = p/(p+t)
 // The Mills ratio's asymptotic series R(t) t = 1 - u + 3u^2 - 15u^3 + 105u^4, u = 1/t^2 (coefficients
-// (-1)^k (2k-1)!!, lowest degree first; error and domain: ExactDeepDerivative, src/common/gelu_in_double-inl.h).
+// (-1)^k (2k-1)!!, lowest degree first; error and domain: ExactDeepDerivative, src/common/gelu_in_double.inc).
 inline constexpr int kMillsAsymptoticDegree = 4;
 inline constexpr double kMillsAsymptotic[kMillsAsymptoticDegree + 1] = {1.0, -1.0, 3.0, -15.0, 105.0};
 
@@ -32,7 +32,7 @@ inline constexpr double kExpPoly[kExpDegree + 1] = {
     0x1p0,                 0x1.ffffffffffb56p-1, 0x1.ffffffffee837p-2, 0x1.55555555d4488p-3,
     0x1.5555558195146p-5,  0x1.1111102c86c18p-7, 0x1.6c1636025f6d8p-10, 0x1.a01c44dae43e9p-13,
     0x1.a17426cd9d608p-16, 0x1.706323ba3c611p-19};
-// The reduction constants of ExpNegBounded (src/common/gelu_in_double-inl.h), the float32 path's exp; the float64
+// The reduction constants of ExpNegBounded (src/common/gelu_in_double.inc), the float32 path's exp; the float64
 // exponent (src/cpu/gelu_f64-inl.h, ExpNeg) has its own, other values: kLn2HiF64, kLn2LoF64, kRoundShifterF64.
 // Cody-Waite split of ln 2: kLn2Hi = ln 2 rounded to 36 significant bits, so k * kLn2Hi is exact for |k| < 2^17
 // (here |k| <= 419: |z| <= 290); kLn2Lo = ln 2 - kLn2Hi rounded to a double. kLog2e = 1/ln 2 rounded to a double

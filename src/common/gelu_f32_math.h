@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // The float32 GELU math, written once against an operations policy `Ops` (one lane of scalar float on the host
-// and in CUDA device code: ScalarOps below; a Highway vector in src/cpu/gelu-inl.h). Every policy performs the
+// and in CUDA device code: ScalarOps below; a Highway vector in src/cpu/hwy_ops-inl.h). Every policy performs the
 // same IEEE operations in the same order (FMA where this file says MulAdd), so the scalar path, every SIMD target
 // with native FMA and the GPU return the same bits by construction (tests/gelu_f32_test.cc checks the scalar path
 // against every target; tests/cuda checks the device against the host).
@@ -57,7 +57,7 @@ namespace gelu::common {
 // (form, derivative), kRingRowsKind the sigmoid ring's table, kTailRowsKind the tail table, kTailExp2RowsKind the
 // tail's 2^(-j/32) table (form and derivative unused). Lookups name tables this way, not by reference, so that a
 // policy may read a layout of its own made from the same table at compile time (the AVX2 kernel:
-// src/cpu/gelu-inl.h). kCoreAndRingRowsKind: the core's and the sigmoid ring's tables at once (column + 32 for the
+// src/cpu/hwy_ops-inl.h). kCoreAndRingRowsKind: the core's and the sigmoid ring's tables at once (column + 32 for the
 // ring), a layout only the AVX2 kernel builds (CoreOrRingF32).
 enum TableKind { kCoreRowsKind, kRingRowsKind, kCoreAndRingRowsKind, kTailRowsKind, kTailExp2RowsKind };
 template <int kKind, int kForm, bool kDerivative>
@@ -123,7 +123,7 @@ inline constexpr bool kRingNegativeDerivative = [] {
 inline constexpr float kTailExpTaylor[4] = {-1.0f, 0.5f, -1.0f / 6.0f, 1.0f / 24.0f};
 
 // InCore, CoreF32, InRing, RingF32, TailF32: the per-lane math, compiled here for one lane and per Highway target in src/cpu/gelu-inl.h.
-#include "src/common/gelu_f32_core-inl.h"
+#include "src/common/gelu_f32_core.inc"
 
 // One lane of float, for the host and CUDA device code: the generic operations (gelu_scalar.h) and the float
 // core's and tail's table columns, lookups and powers of two.

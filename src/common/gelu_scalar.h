@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // GELU of float32 inputs evaluated in double, rounded once: the proven path of the float32 tails (the float core
 // is src/common/gelu_f32_math.h), of the bf16/fp16 functions (half.h) and of the fused operations. Written once,
-// in src/common/gelu_in_double-inl.h, against an operations policy: ScalarDoubleOps below (host and CUDA device,
-// __host__ __device__) and a Highway double vector in src/cpu/gelu-inl.h, which performs the same operations in
+// in src/common/gelu_in_double.inc, against an operations policy: ScalarDoubleOps below (host and CUDA device,
+// __host__ __device__) and a Highway double vector in src/cpu/hwy_ops-inl.h, which performs the same operations in
 // the same order, so on targets with FMA every SIMD target returns the same bits.
 //
 // GeluF32InDouble(x, form, derivative): float32 -> double, to be rounded once by the caller.
@@ -30,7 +30,7 @@
 #define GELU_SRC_COMMON_GELU_SCALAR_H_
 
 #include <cstdint>
-#include <type_traits>  // polynomial-inl.h
+#include <type_traits>  // polynomial.inc
 
 #include "src/common/bit_cast.h"  // GELU_HD, BitsToDouble, DoubleToBits
 #include "src/common/coefficients.h"
@@ -53,8 +53,8 @@ GELU_HD double Fma(double a, double b, double c) {
 }
 
 // The lane-type-generic part of the one-lane operations policies, for the host and CUDA device code:
-// ScalarDoubleOps below (gelu_in_double-inl.h) and ScalarOps in gelu_f32_math.h (gelu_f32_core-inl.h); HwyOps in
-// src/cpu/gelu-inl.h is the vector one. IEEE operations on one T; masks are bools.
+// ScalarDoubleOps below (gelu_in_double.inc) and ScalarOps in gelu_f32_math.h (gelu_f32_core.inc); HwyOps in
+// src/cpu/hwy_ops-inl.h is the vector one. IEEE operations on one T; masks are bools.
 template <class T>
 struct ScalarLaneOps {
   static constexpr bool kOneLane = true;  // GeluInDouble branches instead of blending
@@ -113,8 +113,8 @@ struct ScalarDoubleOps : ScalarLaneOps<double> {
 
 // ExpNegBounded, ExactForm, SigmoidForm, CommonRange, GeneralInDouble, GeluInDouble: the double path, compiled
 // here for one lane and per Highway target in src/cpu/gelu-inl.h.
-#include "src/common/polynomial-inl.h"
-#include "src/common/gelu_in_double-inl.h"
+#include "src/common/polynomial.inc"
+#include "src/common/gelu_in_double.inc"
 
 // form: a gelu_approximate value (common::Form).
 GELU_HD double GeluF32InDouble(float xf, int form, bool derivative) {

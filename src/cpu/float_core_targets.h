@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// Which Highway targets run the float32 float core (src/common/gelu_f32_core-inl.h) and which the double-lane
+// Which Highway targets run the float32 float core (src/common/gelu_f32_core.inc) and which the double-lane
 // kernel (every lane through the double path, common::ForwardF32InDouble / BackwardF32InDouble). Both meet the
 // same bounds; their last bits differ on ~0.1% of inputs, so only the float-core targets return the bits of the
 // scalar path common::ForwardF32 / BackwardF32 and of the CUDA kernels. src/cpu/gelu-inl.h picks the kernel
@@ -14,7 +14,7 @@
 namespace gelu::cpu {
 
 // x86 AVX-512 and AVX2. AVX2 reads each lane's table column from a column-major copy of the tables and transposes
-// (src/cpu/gelu-inl.h, ColumnsOf8): a 32-entry lookup a row at a time, a gather or four permutes and three blends
+// (src/cpu/hwy_ops-inl.h, ColumnsOf8): a 32-entry lookup a row at a time, a gather or four permutes and three blends
 // per coefficient, is slower there than the double-lane kernel (docs/EXPERIMENTS.md). SSE4 and below have no
 // FMA, on which the float core's error analysis rests (the exact TwoProduct, one rounding in the last step).
 // Other architectures: never built or measured, so the proven double-lane kernel.

@@ -24,7 +24,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <limits>
-#include <type_traits>  // polynomial-inl.h
+#include <type_traits>  // polynomial.inc
 
 #include "hwy/highway.h"
 #include "src/common/bit_cast.h"      // GELU_HD
@@ -131,7 +131,7 @@ HWY_INLINE V FastTwoSum(V a, V b, V& lo) {
   return s;
 }
 
-// The operations the shared polynomial evaluators (src/common/polynomial-inl.h) need, on vectors of D.
+// The operations the shared polynomial evaluators (src/common/polynomial.inc) need, on vectors of D.
 template <class D>
 struct F64Ops {
   D d;
@@ -140,7 +140,7 @@ struct F64Ops {
   HWY_INLINE hn::Vec<D> MulAdd(hn::Vec<D> a, hn::Vec<D> b, hn::Vec<D> c) const { return hn::MulAdd(a, b, c); }
 };
 
-#include "src/common/polynomial-inl.h"
+#include "src/common/polynomial.inc"
 
 // Horner over c[kFirst..kLast] (lowest degree first) at x: common HornerSteps.
 template <size_t kFirst, size_t kLast, size_t kN, class D, class V = hn::Vec<D>>

@@ -117,7 +117,7 @@ struct IoF32 {
   template <class DD>
   static HWY_INLINE void Store(DD dd, hn::Vec<DD> v, T* p) {
     const hn::Rebind<float, DD> df;
-    hn::StoreU(DemoteToF32(df, v), df, p);  // to nearest, overflow -> inf (src/cpu/gelu-inl.h), as gelu_f32.cc
+    hn::StoreU(DemoteToF32(df, v), df, p);  // to nearest, overflow -> inf (src/cpu/hwy_ops-inl.h), as gelu_f32.cc
   }
 };
 

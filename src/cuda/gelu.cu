@@ -2,7 +2,7 @@
 // CUDA kernels behind include/gelu/gelu_cuda.h: every form, forward and backward, fp32/bf16/fp16.
 //
 // Arithmetic: the per-element functions are src/common/gelu_f32_math.h (float core and tail) and
-// src/common/gelu_scalar.h (the double path of src/common/gelu_in_double-inl.h), the same sources the host scalar
+// src/common/gelu_scalar.h (the double path of src/common/gelu_in_double.inc), the same sources the host scalar
 // path and the CPU's SIMD kernels compile, built here with --fmad=false so that nvcc contracts nothing the source
 // does not write as an FMA (the sources write their FMAs explicitly, __fma_rn on the device, std::fma on the host). Double-precision
 // adds, multiplies, FMAs and the division are correctly rounded on both sides, so a device result has the
