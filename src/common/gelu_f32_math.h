@@ -29,7 +29,7 @@
 //               float-pair table and a degree-4 Taylor e^-r, the product carried as hi + lo and rounded once, then
 //               scaled exactly; f(t) = t + f(-t) and f'(t) = 1 - f'(-t) on the positive side. Where x < 0 gives a
 //               result below 2^-126 (the scaling would round twice), for -inf and NaN: the proven double path of
-//               src/common/gelu_scalar.h (GeluF32InDouble), rounded once. From x >= kTailIdentityFrom<Function>
+//               src/common/gelu_scalar.h (DoublePathScalar), rounded once. From x >= kTailIdentityFrom<Function>
 //               the result is x or grad_out (TailIdentity), returned without the tail. The sigmoid form's
 //               lanes with |x| < kRingEnd = 11.875 outside the core (its "ring": 60% of U[-10, 10]) skip the tail
 //               too: with t = |x|, f(-t) and f'(-t) from 32 more intervals of width 1/4 (4 <= c <= 11.75) in the
@@ -49,7 +49,7 @@
 #include "src/common/bit_cast.h"  // GELU_HD, FloatToBits, BitsToFloat
 #include "src/common/core_tables.h"
 #include "src/common/f32_forms.h"  // F32Form: the per-form tables and constants
-#include "src/common/gelu_scalar.h"  // GeluF32InDouble (the tails)
+#include "src/common/gelu_scalar.h"  // DoublePathScalar (the tails)
 
 namespace gelu::common {
 
@@ -168,7 +168,7 @@ GELU_HD float ForwardF32Form(float x) {
     if (InRing(o, x)) return RingF32<kForm, false>(o, x, 1.0f);
   }
   const auto tail = TailF32<kForm, false>(o, x, 1.0f);
-  return tail.valid ? tail.value : ForwardF32InDouble(x, kForm);
+  return tail.valid ? tail.value : ForwardF32ViaDoublePath(x, kForm);
 }
 template <int kForm>
 GELU_HD float BackwardF32Form(float grad_out, float x) {
@@ -179,7 +179,7 @@ GELU_HD float BackwardF32Form(float grad_out, float x) {
     if (InRing(o, x)) return RingF32<kForm, true>(o, x, grad_out);
   }
   const auto tail = TailF32<kForm, true>(o, x, grad_out);
-  return tail.valid ? tail.value : BackwardF32InDouble(grad_out, x, kForm);
+  return tail.valid ? tail.value : BackwardF32ViaDoublePath(grad_out, x, kForm);
 }
 // form: a gelu_approximate value (common::Form).
 GELU_HD float ForwardF32(float x, int form) {

@@ -4,8 +4,13 @@
 // in src/common/gelu_in_double.inc, against an operations policy: ScalarDoubleOps below (host and CUDA device,
 // __host__ __device__) and a Highway double vector in src/cpu/hwy_ops-inl.h, which performs the same operations in
 // the same order, so on targets with FMA every SIMD target returns the same bits.
+// Names: DoublePath<form, derivative>(o, x) is the path under any policy (DoublePathGeneral beyond the common range;
+// DoublePathForm<form> holds each form's formula); DoublePathScalar, one float on the host or the device;
+// ForwardF32ViaDoublePath / BackwardF32ViaDoublePath, that value rounded once to float32. Built on it per target:
+// GeluF32DoubleLaneLoop (the float32 kernel of targets without the float core), FallbackLanesF32 (the lanes the
+// float tail leaves), FormulaDoublePath (the storage kernels' formulas, the named variants' included).
 //
-// GeluF32InDouble(x, form, derivative): float32 -> double, to be rounded once by the caller.
+// DoublePathScalar(x, form, derivative): float32 -> double, to be rounded once by the caller.
 //   Domain:     all float32.
 //   Max error:  exact form <= 1 ULP of the true GELU (measured max: docs/exhaustive_maxima.md); tanh, sigmoid forms
 //               <= 2 ULP of their own formula; derivatives <= 2 ULP (absolute 2^-24 where |f'| < 2^-8 near
@@ -57,7 +62,7 @@ GELU_HD double Fma(double a, double b, double c) {
 // src/cpu/hwy_ops-inl.h is the vector one. IEEE operations on one T; masks are bools.
 template <class T>
 struct ScalarLaneOps {
-  static constexpr bool kOneLane = true;  // GeluInDouble branches instead of blending
+  static constexpr bool kOneLane = true;  // DoublePath branches instead of blending
   GELU_HD static T Set(T c) { return c; }
   GELU_HD static T Add(T a, T b) { return a + b; }
   GELU_HD static T Sub(T a, T b) { return a - b; }
@@ -111,25 +116,27 @@ struct ScalarDoubleOps : ScalarLaneOps<double> {
   GELU_HD static double Pow2FromShifter(double kd) { return BitsToDouble(DoubleToBits(kd) << 52); }
 };
 
-// ExpNegBounded, ExactForm, SigmoidForm, CommonRange, GeneralInDouble, GeluInDouble: the double path, compiled
+// ExpNegBounded, ExactForm, SigmoidForm, CommonRange, DoublePathGeneral, DoublePath: the double path, compiled
 // here for one lane and per Highway target in src/cpu/gelu-inl.h.
 #include "src/common/polynomial.inc"
 #include "src/common/gelu_in_double.inc"
 
 // form: a gelu_approximate value (common::Form).
-GELU_HD double GeluF32InDouble(float xf, int form, bool derivative) {
+GELU_HD double DoublePathScalar(float xf, int form, bool derivative) {
   const ScalarDoubleOps o;
   const double x = xf;
   return VisitForm(static_cast<Form>(form), [&](auto k) {
-    return derivative ? GeluInDouble<decltype(k)::value, true>(o, x) : GeluInDouble<decltype(k)::value, false>(o, x);
+    return derivative ? DoublePath<decltype(k)::value, true>(o, x) : DoublePath<decltype(k)::value, false>(o, x);
   });
 }
 
 // float32 through double, rounded once: the float32 tails of gelu_f32_math.h, and every lane of the double-lane
-// float32 kernel (targets without the float core: src/cpu/gelu-inl.h, GeluF32LoopInDouble).
-GELU_HD float ForwardF32InDouble(float x, int form) { return static_cast<float>(GeluF32InDouble(x, form, false)); }
-GELU_HD float BackwardF32InDouble(float grad_out, float x, int form) {
-  return static_cast<float>(static_cast<double>(grad_out) * GeluF32InDouble(x, form, true));
+// float32 kernel (targets without the float core: src/cpu/gelu-inl.h, GeluF32DoubleLaneLoop).
+GELU_HD float ForwardF32ViaDoublePath(float x, int form) {
+  return static_cast<float>(DoublePathScalar(x, form, false));
+}
+GELU_HD float BackwardF32ViaDoublePath(float grad_out, float x, int form) {
+  return static_cast<float>(static_cast<double>(grad_out) * DoublePathScalar(x, form, true));
 }
 
 }  // namespace gelu::common

@@ -15,7 +15,7 @@
 // correct 1 + 2^-7). Overflow follows round-to-nearest: values >= (2 - 2^-p) * 2^emax become inf. NaN becomes
 // a quiet NaN of the same sign (the top fraction bit set, like the x86 and CUDA conversions).
 //
-// Scalar GELU of a half value: the input widens exactly to float, GeluF32InDouble (src/common/gelu_scalar.h)
+// Scalar GELU of a half value: the input widens exactly to float, DoublePathScalar (src/common/gelu_scalar.h)
 // gives f or f' in double with a small relative error (bounded in src/common/gelu_scalar.h: ~2^-30 or less), and
 // that double rounds once to the output type. The result is the correctly rounded value of the form's formula
 // unless the exact value lies within that error of a midpoint between two half values. The exhaustive test
@@ -29,7 +29,7 @@
 #include <cstdint>
 
 #include "src/common/bit_cast.h"     // GELU_HD, BitsToFloat, FloatToBits, DoubleToBits
-#include "src/common/gelu_scalar.h"  // GeluF32InDouble
+#include "src/common/gelu_scalar.h"  // DoublePathScalar
 
 namespace gelu::common {
 
@@ -142,14 +142,14 @@ GELU_HD double TinyForwardNudge(double x, double y) {
 template <class T>
 GELU_HD uint16_t ForwardHalf(uint16_t x, int form) {
   const float xf = T::ToFloat(x);
-  return T::FromDouble(TinyForwardNudge(xf, GeluF32InDouble(xf, form, false)));
+  return T::FromDouble(TinyForwardNudge(xf, DoublePathScalar(xf, form, false)));
 }
 // grad_out * f'(x), the product formed in double and rounded once (correctly rounded for grad_out = 1).
 template <class T>
 GELU_HD uint16_t BackwardHalf(uint16_t grad_out, uint16_t x, int form) {
   const double g = T::ToFloat(grad_out);
   const float xf = T::ToFloat(x);
-  return T::FromDouble(g * GeluF32InDouble(xf, form, true));
+  return T::FromDouble(g * DoublePathScalar(xf, form, true));
 }
 
 }  // namespace gelu::common

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Which Highway targets run the float32 float core (src/common/gelu_f32_core.inc) and which the double-lane
-// kernel (every lane through the double path, common::ForwardF32InDouble / BackwardF32InDouble). Both meet the
-// same bounds; their last bits differ on ~0.1% of inputs, so only the float-core targets return the bits of the
+// kernel (every lane through the double path, common::ForwardF32ViaDoublePath / BackwardF32ViaDoublePath). Both
+// meet the same bounds; their last bits differ on ~0.1% of inputs, so only the float-core targets return the bits of the
 // scalar path common::ForwardF32 / BackwardF32 and of the CUDA kernels. src/cpu/gelu-inl.h picks the kernel
 // with this, and the tests that compare bits ask it.
 #ifndef GELU_SRC_CPU_FLOAT_CORE_TARGETS_H_

@@ -36,15 +36,15 @@ namespace hn = hwy::HWY_NAMESPACE;
 // share).
 #include "src/common/polynomial.inc"
 #include "src/common/gelu_f32_core.inc"
-// The double path (ExactForm, SigmoidForm, GeneralInDouble, GeluInDouble, ...) for this target: the source of
-// common::GeluF32InDouble.
+// The double path (ExactForm, SigmoidForm, DoublePathGeneral, DoublePath, ...) for this target: the source of
+// common::DoublePathScalar.
 #include "src/common/gelu_in_double.inc"
 
 // The lanes of one vector that TailF32 leaves invalid (rare: f(x) or f'(x) below 2^-126 in magnitude for x < 0,
 // -inf, NaN): the proven double path, y = f(x) or g * f'(x) in double rounded once, as
-// common::ForwardF32InDouble / BackwardF32InDouble.
+// common::ForwardF32ViaDoublePath / BackwardF32ViaDoublePath.
 template <int kForm, bool kBackward, class DF, class V = hn::Vec<DF>>
-HWY_NOINLINE V GeneralInDoubleF32(DF df, V x, V g) {
+HWY_NOINLINE V FallbackLanesF32(DF df, V x, V g) {
   const hn::ScalableTag<double> dd;
   const hn::Rebind<float, decltype(dd)> dh;  // half of a float vector, promoted to a double vector
   constexpr size_t kLanes = hn::MaxLanes(df);
@@ -52,7 +52,7 @@ HWY_NOINLINE V GeneralInDoubleF32(DF df, V x, V g) {
   hn::Store(x, df, xs);
   hn::Store(g, df, gs);
   for (size_t k = 0; k < hn::Lanes(df); k += hn::Lanes(dd)) {
-    auto v = GeneralInDouble<kForm, kBackward>(HwyOps<decltype(dd)>{dd}, hn::PromoteTo(dd, hn::Load(dh, xs + k)));
+    auto v = DoublePathGeneral<kForm, kBackward>(HwyOps<decltype(dd)>{dd}, hn::PromoteTo(dd, hn::Load(dh, xs + k)));
     if constexpr (kBackward) v = hn::Mul(hn::PromoteTo(dd, hn::Load(dh, gs + k)), v);
     hn::Store(DemoteToF32(dh, v), dh, ys + k);
   }
@@ -65,7 +65,7 @@ HWY_INLINE V TailWithFallback(const HwyOps<DF>& o, V xv, V gv, hn::Mask<DF> tail
   const auto t = gelu::HWY_NAMESPACE::TailF32<kForm, kBackward>(o, xv, gv);
   const auto redo = hn::AndNot(t.valid, tail);
   if (HWY_UNLIKELY(!hn::AllFalse(o.d, redo))) {
-    return hn::IfThenElse(redo, GeneralInDoubleF32<kForm, kBackward>(o.d, xv, gv), t.value);
+    return hn::IfThenElse(redo, FallbackLanesF32<kForm, kBackward>(o.d, xv, gv), t.value);
   }
   return t.value;
 }
@@ -341,16 +341,17 @@ HWY_INLINE void WholeRunsThenPadded(const float* g, const float* x, float* y, si
 }
 
 // The targets without the float core (src/cpu/float_core_targets.h says which and why): every lane through the
-// double path, y = f(x) or g * f'(x) in double, rounded once (common::ForwardF32InDouble, BackwardF32InDouble).
+// double path, y = f(x) or g * f'(x) in double, rounded once (common::ForwardF32ViaDoublePath,
+// BackwardF32ViaDoublePath).
 template <int kForm, bool kBackward>
-HWY_INLINE void GeluF32LoopInDouble(const float* g, const float* x, float* y, size_t n) {
+HWY_INLINE void GeluF32DoubleLaneLoop(const float* g, const float* x, float* y, size_t n) {
   const hn::ScalableTag<double> dd;
   const hn::Rebind<float, decltype(dd)> df;
   const size_t N = hn::Lanes(dd);
   WholeRunsThenPadded<hn::MaxLanes(df), kBackward>(
       g, x, y, n, N, [&](const float* gp, const float* xp, float* yp, size_t count) HWY_ATTR {
         for (size_t i = 0; i < count; i += N) {
-          auto v = GeluInDouble<kForm, kBackward>(HwyOps<decltype(dd)>{dd}, hn::PromoteTo(dd, hn::LoadU(df, xp + i)));
+          auto v = DoublePath<kForm, kBackward>(HwyOps<decltype(dd)>{dd}, hn::PromoteTo(dd, hn::LoadU(df, xp + i)));
           if constexpr (kBackward) v = hn::Mul(hn::PromoteTo(dd, hn::LoadU(df, gp + i)), v);
           hn::StoreU(DemoteToF32(df, v), df, yp + i);
         }
@@ -362,7 +363,7 @@ HWY_INLINE void GeluF32LoopInDouble(const float* g, const float* x, float* y, si
 template <int kForm, bool kBackward>
 HWY_INLINE void GeluF32Loop(const float* g, const float* x, float* y, size_t n) {
   if constexpr (!cpu::RunsFloatCore(HWY_TARGET)) {
-    GeluF32LoopInDouble<kForm, kBackward>(g, x, y, n);
+    GeluF32DoubleLaneLoop<kForm, kBackward>(g, x, y, n);
   } else {
     const hn::ScalableTag<float> df;
     WholeRunsThenPadded<hn::MaxLanes(df), kBackward>(

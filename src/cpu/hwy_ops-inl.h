@@ -156,7 +156,7 @@ struct HwyOps {
   static HWY_INLINE auto Lt(V a, V b) { return hn::Lt(a, b); }
   template <class M>
   static HWY_INLINE M And(M a, M b) { return hn::And(a, b); }
-  static constexpr bool kOneLane = false;  // GeluInDouble blends (common::ScalarDoubleOps branches)
+  static constexpr bool kOneLane = false;  // DoublePath blends (common::ScalarDoubleOps branches)
   template <class M>
   HWY_INLINE bool AllTrue(M m) const { return hn::AllTrue(d, m); }
   template <class M>

@@ -5,7 +5,7 @@
 // src/cpu/gelu_fused.cc (foreach_target.h), and by tests/half/half_round_test.cc; their entry points are declared
 // in src/cpu/storage_kernels.h.
 //
-// Every function here evaluates GELU through GeluInDouble (src/cpu/gelu-inl.h) in double lanes, on inputs
+// Every function here evaluates GELU through DoublePath (src/cpu/gelu-inl.h) in double lanes, on inputs
 // that are float32 values: half inputs widen exactly to float, and the bias sum is rounded to float first.
 // So the error analysis of src/common/gelu_scalar.h holds unchanged (its double-side relative error bound before
 // the one final rounding), and each lane's result depends on its own inputs only (tails go through the same vector
@@ -39,20 +39,20 @@ namespace HWY_NAMESPACE {
 namespace hn = hwy::HWY_NAMESPACE;
 
 // f or f' of kFormula in double lanes holding float32 values (src/common/functions.h): the three forms go to
-// GeluInDouble, the two variant formulas are defined here.
+// DoublePath, the two variant formulas are defined here.
 template <common::Formula kFormula, bool kDerivative, class D, class V = hn::Vec<D>>
-HWY_INLINE V FormInDouble(D d, V x) {
+HWY_INLINE V FormulaDoublePath(D d, V x) {
   if constexpr (common::IsForm(kFormula)) {
-    return GeluInDouble<common::FormOf(kFormula), kDerivative>(HwyOps<D>{d}, x);
+    return DoublePath<common::FormOf(kFormula), kDerivative>(HwyOps<D>{d}, x);
   } else if constexpr (kFormula == common::Formula::kGeluFast) {
-    // As GeluInDouble's tanh branch, with gelu_fast's constant.
+    // As DoublePath's tanh branch, with gelu_fast's constant.
     const V x2 = hn::Mul(x, x);  // exact for float32 x
     const V z = hn::Mul(x, hn::MulAdd(hn::Set(d, cpu::kGeluFastZ3), x2, hn::Set(d, cpu::kGeluFastZ1)));
     const V dz = hn::MulAdd(hn::Set(d, 3.0 * cpu::kGeluFastZ3), x2, hn::Set(d, cpu::kGeluFastZ1));
     return SigmoidForm<kDerivative>(HwyOps<D>{d}, x, z, dz);
   } else {
     static_assert(kFormula == common::Formula::kGelu10);
-    const V v = GeluInDouble<common::kNone, kDerivative>(HwyOps<D>{d}, x);
+    const V v = DoublePath<common::kNone, kDerivative>(HwyOps<D>{d}, x);
     const auto clipped = hn::Gt(x, hn::Set(d, cpu::kGelu10Max));  // false for NaN: NaN stays NaN
     if constexpr (!kDerivative) return hn::IfThenElse(clipped, hn::Set(d, cpu::kGelu10Max), v);
     return hn::IfThenZeroElse(clipped, v);
@@ -72,7 +72,7 @@ HWY_INLINE V TinyForwardNudge(D d, V x, V y) {
 // f (kDerivative false) or f' of kFormula, with the half-precision fix above when kHalf.
 template <common::Formula kFormula, bool kDerivative, bool kHalf, class D, class V = hn::Vec<D>>
 HWY_INLINE V FormForOutput(D d, V x) {
-  const V v = FormInDouble<kFormula, kDerivative>(d, x);
+  const V v = FormulaDoublePath<kFormula, kDerivative>(d, x);
   if constexpr (!kHalf) return v;
   if constexpr (kDerivative) return v;
   return TinyForwardNudge(d, x, v);

@@ -176,7 +176,7 @@ __device__ void InitTablesForm(int i) {
     g_bf16_forward[Form][i] = ForwardBf16Op<Form>::Apply(in);
     // The double that common::BackwardHalf multiplies grad_out by.
     const float x = common::Bf16ToFloat(in[0]);
-    g_bf16_derivative[Form][i] = common::GeluF32InDouble(x, Form, true);
+    g_bf16_derivative[Form][i] = common::DoublePathScalar(x, Form, true);
   }
   if (i < F16Range::kEntries) {
     const uint16_t in[1] = {F16Range::Value(i)};

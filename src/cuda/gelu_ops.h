@@ -6,7 +6,7 @@
 // float32: src/common/gelu_f32_math.h as is (ForwardF32, BackwardF32: the float core, the sigmoid form's ring, the
 // float tail, and the double path where the tail leaves a lane).
 // 16-bit types: src/common/half.h as is (ForwardHalf, BackwardHalf): the input is widened exactly to float, f (or
-// grad_out * f') is evaluated in double by the same GeluF32InDouble, and the double is rounded once to the 16-bit
+// grad_out * f') is evaluated in double by the same DoublePathScalar, and the double is rounded once to the 16-bit
 // type; the CPU library's half-precision functions compute the same.
 #ifndef GELU_SRC_CUDA_GELU_OPS_H_
 #define GELU_SRC_CUDA_GELU_OPS_H_
@@ -67,7 +67,7 @@ template <> struct Storage<F32Format> { using T = float; static constexpr bool k
 // FormForOutput applies it (TinyForwardNudge).
 template <class Format>
 GELU_HD double GeluForOutput(float x, int form, bool derivative) {
-  const double v = common::GeluF32InDouble(x, form, derivative);
+  const double v = common::DoublePathScalar(x, form, derivative);
   if constexpr (!Storage<Format>::kHalf) {
     return v;
   } else {

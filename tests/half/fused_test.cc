@@ -105,7 +105,7 @@ constexpr const auto& kForms = gelu::common::kApproximations;  // src/common/fun
 // half-precision corrections of src/common/half.h when the output is a half type.
 template <class S>
 double F(float h, gelu_approximate a, bool derivative) {
-  const double v = gelu::common::GeluF32InDouble(h, a, derivative);
+  const double v = gelu::common::DoublePathScalar(h, a, derivative);
   if (!S::kHalf) return v;
   return derivative ? v : gelu::common::TinyForwardNudge(h, v);
 }
