@@ -21,6 +21,7 @@
 #include <initializer_list>
 
 #include "gelu/gelu.h"
+#include "src/common/functions.h"  // the forms: kNumForms
 
 namespace gelu::validate {
 
@@ -33,9 +34,7 @@ enum class Verdict {
 // The status an entry point returns for a verdict other than kRun.
 inline gelu_status Status(Verdict v) { return v == Verdict::kInvalid ? GELU_INVALID_ARGUMENT : GELU_OK; }
 
-inline bool ValidForm(gelu_approximate a) {
-  return a == GELU_APPROXIMATE_NONE || a == GELU_APPROXIMATE_TANH || a == GELU_APPROXIMATE_SIGMOID;
-}
+inline bool ValidForm(gelu_approximate a) { return common::IsApproximateForm(static_cast<int>(a)); }
 
 // a * b without wrapping; false on overflow.
 inline bool CheckedMul(size_t a, size_t b, size_t* out) { return !__builtin_mul_overflow(a, b, out); }
