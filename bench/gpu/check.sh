@@ -1,12 +1,16 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
-# The GPU check of issue 5, in one run: build gelu_cuda for sm_90 with nvcc alone, run the GPU tests, time every
-# form forward and backward (fp32, bf16) beside a device-to-device copy, compare with PyTorch where it imports,
-# print one table last and write a log. Needs only nvcc (and the host compiler it drives); CMake, Highway,
-# GoogleTest and our Debian packages are not used, so it runs on a bare GPU machine.
+# The GPU check, in one run: build gelu_cuda for sm_90 with nvcc alone, run the GPU tests, time every form forward
+# and backward (fp32, bf16) beside a device-to-device copy, compare with PyTorch where it imports (its kernels, its
+# accuracy, the seed's 1000-call benchmark), profile the kernels with Nsight Compute where ncu runs, build the Python
+# module with CUDA and run the Python CUDA tests (bench/gpu/python_cuda.sh), print one table last and write a log.
+# The C++ half needs only nvcc (and the host compiler it drives); the Python half needs CMake, ninja, pybind11 and
+# PyTorch (the GPU image has them) and Highway, carried as Debian packages: run bench/gpu/prepare_carry.sh here
+# first and carry build-gpu-carry (device tool: carry ["build-gpu-carry"]).
 #
 # Usage: bench/gpu/check.sh [--quick] [--out DIR]
-#   --quick   skip the 2^32-input checks and the 2^34-element array (about a minute less)
+#   --quick   skip the 2^32-input checks and the 2^34-element array (about a minute less), the PyTorch accuracy
+#             sweep and the Nsight Compute pass
 #   --out     where the build, logs and CSVs go (default: build-gpu-check)
 # Environment: NVCC (default: nvcc on PATH, else /usr/local/cuda/bin/nvcc), GELU_CUDA_ARCH (default 90),
 #   GELU_BENCH_N (elements, default 268435456 = 2^28), GELU_BENCH_REPS (default 25), PYTHON (default python3).
@@ -112,11 +116,33 @@ echo "== gelu_gpu_bench (n = $n)"
 bench_rc=$?
 echo "== gelu_gpu_bench, bf16 with the tables off (every element computed in double)"
 GELU_CUDA_HALF_TABLES=0 "$out/gelu_gpu_bench" --n "$n" --reps "$reps" --types bf16 --csv "$out/bench_notables.csv"
+
+# ---- Nsight Compute: throughput, memory and launch figures of every kernel once (f32 and bf16, 2^26 elements:
+# far past L2, short to replay). Optional: ncu is missing or cannot read the counters on some machines.
+if [ "$quick" = 0 ] && command -v ncu >/dev/null; then
+  echo "== Nsight Compute (ncu; log $out/ncu.txt)"
+  timeout 300 ncu --section SpeedOfLight --section MemoryWorkloadAnalysis --section LaunchStats --section Occupancy \
+    -k 'regex:Gelu|Bias|Geglu' --launch-skip 0 --launch-count 24 \
+    "$out/gelu_gpu_bench" --n 67108864 --reps 1 --types f32,bf16 > "$out/ncu.txt" 2>&1
+  echo "ncu: exit $? ($(grep -c 'DRAM Throughput' "$out/ncu.txt") kernels profiled)"
+  grep -E '^  [A-Za-z].*\(|DRAM Throughput|Memory Throughput|Duration|Registers Per Thread|Achieved Occupancy' \
+    "$out/ncu.txt" | head -200
+fi
+
+# ---- The Python module with CUDA kernels, and the Python CUDA tests (gelu.torch on CUDA tensors).
+python_rc=0
+bash bench/gpu/python_cuda.sh "$out/python" || python_rc=$?
+[ "$python_rc" = 0 ] || echo "check.sh: the Python CUDA step FAILED (exit $python_rc)"
+[ "$python_rc" = 0 ] || test_rc=1
+
 torch_rc=77
 if "$python" -c 'import torch, sys; sys.exit(0 if torch.cuda.is_available() else 1)' 2>/dev/null; then
   echo "== PyTorch comparison"
-  "$python" bench/gpu/torch_compare.py --lib "$out/libgelu_cuda.so" --n "$n" --reps "$reps" --accuracy \
-    --csv "$out/torch.csv" | tee "$out/table.md"
+  compare_args=(--seed-bench)
+  [ "$quick" = 0 ] && compare_args+=(--accuracy)
+  PYTHONPATH="$out/python/python${PYTHONPATH:+:$PYTHONPATH}" "$python" bench/gpu/torch_compare.py \
+    --lib "$out/libgelu_cuda.so" --n "$n" --reps "$reps" "${compare_args[@]}" --csv "$out/torch.csv" |
+    tee "$out/table.md"
   torch_rc=${PIPESTATUS[0]}
 else
   echo "== PyTorch with CUDA not importable: table without the PyTorch columns"
@@ -125,6 +151,8 @@ fi
 echo
 echo "== Summary ($(elapsed)); log: $log"
 echo "GPU tests: $([ "$test_rc" = 0 ] && echo PASSED || echo "FAILED (exit $test_rc)")"
+echo "Python CUDA tests: $([ "$python_rc" = 0 ] && echo PASSED || echo "FAILED (exit $python_rc)")"
+grep '^seed benchmark' "$out/table.md" 2>/dev/null || true
 if [ -s "$out/bench_notables.csv" ]; then
   echo "For reference, bf16 with the tables off (GELU_CUDA_HALF_TABLES=0; gelu_gpu_bench, same columns):"
   tail -n +2 "$out/bench_notables.csv" | awk -F, '$1 != "copy" {printf "| %s | %s, no tables | %.4f | %.0f | %.1f%% |\n", $1, $2, $3, $4, $5}'

@@ -15,8 +15,13 @@ and bfloat16 forward over all 65,536 inputs: how far PyTorch's result is from ou
 of the exact value for 'none', tests/gelu_exhaustive_test.cc), and how many negative-tail inputs (x < -5, where
 GELU is still a normal float down to x ~ -13.1) PyTorch returns as 0 or with more than 2 ULP of error there.
 
+Seed benchmark (--seed-bench): exact and tanh forward on 1024x1024 and 8192x8192 float32 tensors, 1000 calls
+each, wall-clock time of the whole loop (host overhead per call included: each call allocates its output, as F.gelu
+does), through gelu.torch where it imports with CUDA kernels, through ctypes otherwise, beside F.gelu; 3 rounds
+alternating, the median round reported.
+
 Usage: python3 bench/gpu/torch_compare.py --lib BUILD/libgelu_cuda.so [--n N] [--reps R] [--accuracy]
-       [--csv FILE]
+       [--seed-bench] [--csv FILE]
 Exit status 77 when PyTorch or a CUDA device is missing (nothing measured).
 """
 import argparse
@@ -170,12 +175,52 @@ def accuracy(lib):
     return lines
 
 
+def seed_bench(lib, calls=1000, rounds=3):
+    """The seed's exact-vs-tanh benchmark: ms for `calls` forward calls, ours and F.gelu's, median of `rounds`."""
+    import time
+    try:
+        import gelu.torch as gt
+        via = "gelu.torch" if gt._gelu._cuda_built else None
+    except ImportError:
+        via = None
+    lines = []
+    for shape in ((1024, 1024), (8192, 8192)):
+        x = torch.randn(*shape, device="cuda", generator=torch.Generator(device="cuda").manual_seed(2))
+        for form in ("none", "tanh"):
+            if via:
+                mine = lambda: gt.gelu(x, form)  # noqa: E731
+            else:
+                def mine():
+                    y = torch.empty_like(x)
+                    ours(lib, "forward", x, x, y, form)()
+                    return y
+            candidates = {"ours": mine, "F.gelu": lambda: F.gelu(x, approximate=form)}
+            times = {k: [] for k in candidates}
+            for _ in range(rounds):
+                for name, fn in candidates.items():
+                    for _ in range(10):
+                        fn()
+                    torch.cuda.synchronize()
+                    t0 = time.perf_counter()
+                    for _ in range(calls):
+                        fn()
+                    torch.cuda.synchronize()
+                    times[name].append(1e3 * (time.perf_counter() - t0))
+            ms = {k: statistics.median(v) for k, v in times.items()}
+            lines.append(f"seed benchmark {shape[0]}x{shape[1]} {form:4s}, {calls} calls: ours {ms['ours']:.1f} ms "
+                         f"({via or 'ctypes'}), F.gelu {ms['F.gelu']:.1f} ms, ours / F.gelu speed "
+                         f"{ms['F.gelu'] / ms['ours']:.2f}x")
+        del x
+    return lines
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--lib", required=True)
     ap.add_argument("--n", type=lambda s: int(s, 0), default=1 << 28)
     ap.add_argument("--reps", type=int, default=25)
     ap.add_argument("--accuracy", action="store_true")
+    ap.add_argument("--seed-bench", action="store_true")
     ap.add_argument("--csv")
     args = ap.parse_args()
     if not torch.cuda.is_available():
@@ -184,6 +229,7 @@ def main():
     lib = load(args.lib)
     print(f"torch {torch.__version__}, {torch.cuda.get_device_name()}, n = {args.n}, median of {args.reps}")
     acc = accuracy(lib) if args.accuracy else []
+    acc += seed_bench(lib) if args.seed_bench else []
     rows = speed(lib, args.n, args.reps)
     if args.csv:
         with open(args.csv, "w") as f:

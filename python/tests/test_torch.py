@@ -230,10 +230,7 @@ def test_pointer_entry_points_reject_bad_arguments():
     gelu._gelu._cuda_forward_ptr(0, 0, 0, "float16", "tanh", 0)  # n == 0: nothing to do, no CUDA call
 
 
-needs_cuda = pytest.mark.skipif(not torch.cuda.is_available(), reason="needs PyTorch with a CUDA GPU")
-
-
-@needs_cuda
+@pytest.mark.usefixtures("cuda_device")
 @pytest.mark.parametrize("dtype", [torch.float32, torch.float16, torch.bfloat16])
 @pytest.mark.parametrize("approximate", FORMS)
 def test_cuda_tensors_run_in_the_library(dtype, approximate):
@@ -265,7 +262,7 @@ def test_cuda_tensors_run_in_the_library(dtype, approximate):
         assert (got.view(bits).long() - want.view(bits).long()).abs().max().item() <= apart
 
 
-@needs_cuda
+@pytest.mark.usefixtures("cuda_device")
 def test_cuda_float64_falls_back_with_warning():
     gt._warned.clear()
     x = torch.randn(64, dtype=torch.float64, device="cuda")
