@@ -2,7 +2,7 @@
 """The forms of the library's function table, read from src/common/functions.h.
 
 For the scripts under bench/ that run without the built Python module (bench/summarize.py and peers_torch.py with
-/usr/bin/python3 on a build-bench tree, bench/gpu/torch_compare.py on a GPU machine): they read the one list the
+the project's Python on a build-bench tree, bench/gpu/torch_compare.py on a GPU machine): they read the one list the
 library, the CLI and the `gelu` module (gelu.APPROXIMATIONS) use, instead of spelling it. FORMS holds the names of
 the C API's gelu_approximate in its numbering: FORMS.index(name) is the value to pass through ctypes.
 """

@@ -1,4 +1,4 @@
-#!/usr/bin/python3
+#!/usr/bin/env python3
 # SPDX-License-Identifier: Apache-2.0
 """PyTorch's CPU GELU beside ours, interleaved in one process (docs/BENCHMARKS.md).
 
@@ -10,7 +10,7 @@ disturbed by other tenants). Both sides pay one Python call per array (ctypes ab
 few us), which matters only at the smallest size. One-thread runs are timed by the calling thread's CPU time
 (time.thread_time), all-thread runs by the wall clock, as in bench/gelu_benchmark.cc.
 
-Usage: /usr/bin/python3 bench/peers_torch.py build-bench/libgelu.so [--sizes 65536 16777216] [--repeats 7]
+Usage: python bench/peers_torch.py build-bench/libgelu.so [--sizes 65536 16777216] [--repeats 7]
 """
 import argparse
 import ctypes

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: Apache-2.0
 """The gelu Python package vs PyTorch's CPU GELU, forward and backward, in one process.
 
-    PYTHONPATH=build/python /usr/bin/python3 bench/python_vs_torch.py [--quick] [--dtype float64]
+    PYTHONPATH=build/python python bench/python_vs_torch.py [--quick] [--dtype float64]
 
 For each form, size (64 Ki, 1 Mi, 16 Mi elements) and thread count (1 and all), it times three things,
 ours beside PyTorch's, interleaved round by round so that a noisy machine slows both alike:

@@ -62,12 +62,9 @@ if [[ ! -s $out_dir/bench.json ]]; then
 fi
 
 summary_args=("$out_dir/bench.json")
-if /usr/bin/python3 -c 'import torch' 2>/dev/null; then
-  /usr/bin/python3 bench/peers_torch.py "$lib" --json "$out_dir/peers.json" "${torch_args[@]}"
-  summary_args+=(--torch "$out_dir/peers.json")
-else
-  echo "run_benchmarks: no torch for /usr/bin/python3 (Debian: python3-torch); skipping the PyTorch peer" >&2
-fi
+py=$(bash scripts/install_python_env.sh | tail -1)  # the project's Python, with torch
+"$py" bench/peers_torch.py "$lib" --json "$out_dir/peers.json" "${torch_args[@]}"
+summary_args+=(--torch "$out_dir/peers.json")
 echo "== load after: $(cut -d' ' -f1-3 /proc/loadavg)"
 echo
-/usr/bin/python3 bench/summarize.py "${summary_args[@]}" | tee "$out_dir/summary.md"
+"$py" bench/summarize.py "${summary_args[@]}" | tee "$out_dir/summary.md"

@@ -1,4 +1,4 @@
-#!/usr/bin/python3
+#!/usr/bin/env python3
 # SPDX-License-Identifier: Apache-2.0
 """Builds the Markdown tables of docs/BENCHMARKS.md from gelu_benchmark's JSON and peers_torch.py's JSON.
 

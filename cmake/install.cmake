@@ -2,10 +2,12 @@
 # Install rules: headers, libgelu, a CMake package (find_package(gelu CONFIG) -> gelu::gelu) and gelu.pc.
 include(CMakePackageConfigHelpers)
 
+# Component `runtime`: the shared library itself, what the wheel (pyproject.toml) takes beside `tools` and `python`;
+# the rest (headers, namelink, CMake package, pkg-config, LICENSE) is for building against gelu.
 install(TARGETS gelu EXPORT gelu-targets
-  LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
-  ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
-  RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+  LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR} COMPONENT runtime NAMELINK_COMPONENT development
+  ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR} COMPONENT development
+  RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR} COMPONENT runtime)
 install(DIRECTORY include/gelu DESTINATION ${CMAKE_INSTALL_INCLUDEDIR} FILES_MATCHING PATTERN "*.h" PATTERN "*.hpp")
 install(EXPORT gelu-targets NAMESPACE gelu:: DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/gelu)
 

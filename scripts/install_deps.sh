@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
-# Installs the Debian 12 packages that gelu's build, tests, benchmarks, figures and Python layer need.
+# Installs the Debian 12 packages that gelu's build, tests, benchmarks, figures and Python layer need. The Python
+# packages (torch, NumPy, pytest, matplotlib, pybind11, ...) come from PyPI: scripts/install_python_env.sh.
 # Idempotent: packages already installed are skipped, and apt-get runs only when something is missing.
 set -euo pipefail
 
@@ -10,12 +11,7 @@ packages=(
   libhwy-dev libgtest-dev libgmock-dev libbenchmark-dev libmpfr-dev libgmp-dev
   libcli11-dev libfmt-dev libdnnl-dev
   sollya
-  python3-numpy python3-torch python3-pytest python3-matplotlib python3-pybind11 pybind11-dev
-  python3-mpmath python3-dev
-  # python3-torch uses the reference BLAS unless an optimised one is installed. A 512x512 float32 matmul, 1 thread,
-  # here: 1.2 GFLOP/s reference, 8-10 OpenBLAS, 28 OpenBLAS with OPENBLAS_CORETYPE=SkylakeX (0.3.21 does not know
-  # this CPU model and picks SSE3 kernels; gelu.claims sets it). For python3 -m gelu.claims (docs/CLAIMS.md).
-  libopenblas0-pthread
+  python3-dev python3-venv  # the headers the Python module compiles against; the venv of install_python_env.sh
   dataset-fashion-mnist  # /usr/share/datasets/fashion-mnist/*.gz, for python -m gelu.claims (docs/CLAIMS.md)
 )
 

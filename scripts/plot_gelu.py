@@ -1,4 +1,4 @@
-#!/usr/bin/python3
+#!/usr/bin/env python3
 # SPDX-License-Identifier: Apache-2.0
 """Draws the figures of `gelu plot` from CSV files that the gelu command computed with the library.
 
@@ -40,7 +40,7 @@ def main():
         import matplotlib
     except ImportError:
         print(f"plot_gelu.py: matplotlib is not installed for {sys.executable} "
-              "(Debian: apt-get install python3-matplotlib)", file=sys.stderr)
+              "(pip install matplotlib; the project's venv has it: scripts/install_python_env.sh)", file=sys.stderr)
         return 3
     matplotlib.use("Agg")  # files only, no display
     import matplotlib.pyplot as plt

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
-# Every test: installs the Debian packages, builds everything (library, CLI, Python module, CUDA code where nvcc
-# exists, benchmarks), runs the fast tests, the exhaustive accuracy tests (label `exhaustive`), the fast tests again
+# Every test: installs the Debian packages and the Python environment (scripts/install_python_env.sh), builds
+# everything (library, CLI, Python module, CUDA code where nvcc exists, benchmarks), runs the fast tests, the exhaustive accuracy tests (label `exhaustive`), the fast tests again
 # under AddressSanitizer + UndefinedBehaviorSanitizer, and the .npy fuzzer for a bounded time.
 # Fails (non-zero exit) on the first failing step. README.md names this script; .ci/run calls it.
 set -euo pipefail
@@ -9,10 +9,11 @@ cd "$(dirname "$0")/.."
 jobs=$(nproc)
 
 bash scripts/install_deps.sh
+py=$(bash scripts/install_python_env.sh | tail -1)  # the Python of every test (torch 2.x, NumPy, pytest, ...)
 [[ -x /usr/local/cuda/bin/nvcc ]] && export PATH=$PATH:/usr/local/cuda/bin
 
 echo "== build (Release)"
-cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release -DGELU_BUILD_PYTHON=ON -DPython_EXECUTABLE=/usr/bin/python3
+cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release -DGELU_BUILD_PYTHON=ON -DPython_EXECUTABLE="$py"
 cmake --build build -j "$jobs"
 
 echo "== fast tests"
@@ -27,7 +28,7 @@ ctest --test-dir build --output-on-failure -V -L exhaustive
 
 echo "== fast tests under AddressSanitizer + UndefinedBehaviorSanitizer"
 cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DGELU_SANITIZE=address,undefined \
-  -DGELU_BUILD_BENCHMARKS=OFF -DGELU_BUILD_PYTHON=OFF -DGELU_CUDA=OFF
+  -DGELU_BUILD_BENCHMARKS=OFF -DGELU_BUILD_PYTHON=OFF -DGELU_CUDA=OFF -DPython_EXECUTABLE="$py"
 cmake --build build-asan -j "$jobs"
 ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
   ctest --test-dir build-asan --output-on-failure -j "$jobs" -LE 'exhaustive|no_sanitizer'

@@ -138,9 +138,13 @@ Extremum FindMinimum(Approximation form);
 std::string FormatFacts();
 
 // ---- plot ----
+// The default --python of plot and report: $GELU_PYTHON if set (the wheel's `gelu` sets it to the Python it was
+// installed into), else the interpreter the build was configured with (Python_EXECUTABLE: the project's venv,
+// scripts/install_python_env.sh, which has matplotlib), else /usr/bin/python3.
+std::string DefaultPython();
 struct PlotOptions {
   std::string outdir = ".";
-  std::string python = "/usr/bin/python3";
+  std::string python = DefaultPython();
   double leaky_slope = 0.1;
   bool quiet = false;
 };
@@ -169,7 +173,7 @@ Command AddPlotCommand(CLI::App& app);
 // ---- report ----
 struct ReportOptions {
   std::string outdir = "gelu-report";
-  std::string python = "/usr/bin/python3";
+  std::string python = DefaultPython();
   bool progress = true;
 };
 int RunReport(const ReportOptions& o);

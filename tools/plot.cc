@@ -67,7 +67,7 @@ void WriteFile(const std::filesystem::path& p, const std::string& text) {
 // The failure of an interpreter that cannot be started (CheckPlotOptions before anything runs, Spawn after).
 Failure CannotRun(const std::string& python, int err) {
   return Failure(fmt::format("cannot run '{}': {}; gelu plot needs Python 3 with matplotlib "
-                             "(Debian: apt-get install python3 python3-matplotlib; choose another with --python)",
+                             "(the project's: bash scripts/install_python_env.sh; choose another with --python or GELU_PYTHON)",
                              python, std::strerror(err)));
 }
 
@@ -157,6 +157,11 @@ struct TempDir {
 
 }  // namespace
 
+std::string DefaultPython() {
+  const char* env = std::getenv("GELU_PYTHON");
+  return env && *env ? env : GELU_DEFAULT_PYTHON;
+}
+
 void CheckPlotOptions(const PlotOptions& o) {
   // Written so that NaN fails too.
   if (!(o.leaky_slope > 0 && o.leaky_slope < 1)) throw Failure("--leaky-slope must be in (0, 1)");
@@ -215,7 +220,7 @@ std::vector<Figure> DrawPlots(const PlotOptions& o) {
                         Num(o.leaky_slope), "--outdir", tmp.Figures().string()});
   if (rc != 0) {
     throw Failure(fmt::format("'{} {}' failed with exit status {}{}", o.python, script.string(), rc,
-                              rc == 3 ? " (matplotlib is missing: apt-get install python3-matplotlib)" : ""));
+                              rc == 3 ? " (matplotlib is missing: pip install matplotlib)" : ""));
   }
   // Every figure read whole, or nothing returned: a missing figure fails before the caller replaces any file.
   std::vector<Figure> drawn;

@@ -1,8 +1,8 @@
 # SPDX-License-Identifier: Apache-2.0
 """Checks four common claims about GELU by re-running the GELU paper's MNIST experiment on Fashion-MNIST.
 
-    PYTHONPATH=build/python /usr/bin/python3 -m gelu.claims [-o DIR] [--epochs N] [--seeds N] [--subset N]
-                                                          [--paper] [--jobs N] [--threads N] [--no-progress]
+    PYTHONPATH=build/python python -m gelu.claims [-o DIR] [--epochs N] [--seeds N] [--subset N]
+                                                      [--paper] [--jobs N] [--threads N] [--no-progress]
 
 The experiment is Figure 3 of Hendrycks & Gimpel (2016) as their code runs it (hendrycks/GELUs, mnist_fcn.py):
 8 hidden layers of 128 units, weight rows of unit norm and zero biases, Adam, batch 128, dropout 0 and 0.5 after
@@ -15,48 +15,24 @@ Writes DIR/report.md (settings, results, dead units, cost, and "Claims checked":
 a verdict computed from this run's numbers), DIR/results.json (every curve) and DIR/loss_curves.{png,svg}.
 Nothing is written until every run has finished, so a failed or interrupted run leaves no partial report.
 """
+import argparse
+import gzip
+import json
+import multiprocessing
 import os
+import queue
+import statistics
+import sys
+import time
 
-# Before torch (and with it OpenBLAS) loads. BLAS gets one thread: parallelism here is one process per training
-# run (--jobs), which beats threading 128-wide matrix products, and oversubscribed BLAS threads spin. OpenBLAS
-# 0.3.21 (Debian 12) does not know recent Intel models (family 6 model 207 here) and falls back to its SSE3
-# "Prescott" kernels, 2-3x slower than the AVX-512 ones this CPU runs; name the kernel set unless the user did.
-os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+import numpy as np
+import torch
+from torch import nn
+import torch.nn.functional as F
 
-
-def _openblas_coretype():
-    try:
-        with open("/proc/cpuinfo") as f:
-            flags = set(next(line for line in f if line.startswith("flags")).split(":", 1)[1].split())
-    except (OSError, StopIteration):
-        return None
-    if {"avx512f", "avx512bw", "avx512vl", "avx512dq", "avx512cd"} <= flags:
-        return "SkylakeX"
-    if {"avx2", "fma"} <= flags:
-        return "Haswell"
-    return None
-
-
-if "OPENBLAS_CORETYPE" not in os.environ and _openblas_coretype():
-    os.environ["OPENBLAS_CORETYPE"] = _openblas_coretype()
-
-import argparse  # noqa: E402  (after the environment above)
-import gzip  # noqa: E402
-import json  # noqa: E402
-import multiprocessing  # noqa: E402
-import queue  # noqa: E402
-import statistics  # noqa: E402
-import sys  # noqa: E402
-import time  # noqa: E402
-
-import numpy as np  # noqa: E402
-import torch  # noqa: E402
-from torch import nn  # noqa: E402
-import torch.nn.functional as F  # noqa: E402
-
-import gelu  # noqa: E402
-import gelu.torch as gelu_torch  # noqa: E402
-from gelu.speed import FORMS, cases, cpu_model, measure  # noqa: E402
+import gelu
+import gelu.torch as gelu_torch
+from gelu.speed import FORMS, cases, cpu_model, measure
 
 DATA_DIR = "/usr/share/datasets/fashion-mnist"  # Debian's dataset-fashion-mnist
 EXACT = FORMS[0]  # "none": gelu_approximate 0, the exact GELU; the other forms are its approximations
@@ -587,7 +563,7 @@ def write_report(res, chosen, claims, outdir):
 
 def machine():
     return (f"{cpu_model()}, {os.cpu_count()} CPUs; torch {torch.__version__}, gelu {gelu.__version__} "
-            f"({gelu.simd_target()}), OPENBLAS_CORETYPE={os.environ.get('OPENBLAS_CORETYPE', '(auto)')}")
+            f"({gelu.simd_target()})")
 
 
 def load_average():

@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
 # Regenerates src/common/core_tables.h: the core tables from scripts/fit/core_intervals.sollya (Debian's sollya;
-# ~2-4 minutes), the tail tables from scripts/fit/tail_intervals.py (python3-mpmath; ~20 s).
+# ~2-4 minutes), the tail tables from scripts/fit/tail_intervals.py (mpmath, in the project's venv; ~20 s).
 #   bash scripts/fit/write_core_tables.sh
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/../.."
 out=src/common/core_tables.h
 tables=$(sollya scripts/fit/core_intervals.sollya 2>/dev/null | grep -v '^Display mode\|^The precision\|^The verbosity')
-tail_tables=$(/usr/bin/python3 scripts/fit/tail_intervals.py)
+tail_tables=$("$(bash scripts/install_python_env.sh | tail -1)" scripts/fit/tail_intervals.py)
 {
 cat <<'HEAD'
 // SPDX-License-Identifier: Apache-2.0

@@ -815,6 +815,19 @@ TEST_F(Cli, PlotWithoutPythonOrMatplotlib) {
   EXPECT_FALSE(fs::exists(dir_ / "figs" / "gelu_vs_relu.png"));
 }
 
+// $GELU_PYTHON is the default interpreter of plot and report (the wheel's `gelu` entry point sets it); --python wins.
+TEST_F(Cli, PlotAndReportTakeTheirPythonFromGeluPython) {
+  for (const char* sub : {"plot", "report"}) {
+    const Result help = Run({sub, "--help"}, "", {"GELU_PYTHON=/opt/some/python"});
+    EXPECT_NE(help.out.find("--python TEXT=/opt/some/python"), std::string::npos) << sub << help.out;
+  }
+  ExpectFailure(Run({"plot", "-o", P("figs")}, "", {"GELU_PYTHON=/nonexistent/gelu-python"}),
+                "cannot run '/nonexistent/gelu-python': No such file or directory");
+  const Result r = Run({"plot", "-o", P("figs"), "--python", "/nonexistent/python3"}, "",
+                       {"GELU_PYTHON=/nonexistent/gelu-python"});
+  EXPECT_NE(r.err.find("cannot run '/nonexistent/python3'"), std::string::npos) << r.err;
+}
+
 TEST_F(Cli, PlotBadOutputDirectory) {
   std::ofstream(P("file")) << "x";
   ExpectFailure(Run({"plot", "-o", P("file")}), "cannot create output directory");

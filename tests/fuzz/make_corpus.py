@@ -1,6 +1,7 @@
-#!/usr/bin/python3
+#!/usr/bin/env python3
 # SPDX-License-Identifier: Apache-2.0
-"""Writes the seed corpus of the .npy fuzz target into tests/fuzz/corpus/ (run with /usr/bin/python3).
+"""Writes the seed corpus of the .npy fuzz target into tests/fuzz/corpus/ (run with the project's Python,
+scripts/install_python_env.sh).
 
 Seeds: files numpy itself writes (every version, dtype, order and rank we read, and dtypes we refuse), plus
 hand-made malformed ones (truncated, lying about size, odd headers). Each is under 4 KiB, the -max_len that
