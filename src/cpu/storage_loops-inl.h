@@ -448,16 +448,21 @@ HWY_NOINLINE void BiasForwardDoublePath(const typename Io::T* x, const typename 
   });
 }
 
-// h = fl32(x + bias) for a block of count elements into hf (padded with zeros to whole vectors); returns the
-// padded count.
+// h = fl32(x + bias) for a block of count elements into hf (padded with zeros to whole vectors), one pass; returns
+// the padded count.
 template <class Io, class DF>
-HWY_INLINE size_t BiasSumBlock(DF df, const typename Io::T* x, const typename Io::T* bias, size_t count, float* hf,
-                               float* scratch) {
-  const size_t padded = WidenBlock<Io>(df, x, count, hf);
-  WidenBlock<Io>(df, bias, count, scratch);
-  for (size_t i = 0; i < padded; i += hn::Lanes(df)) {
-    hn::Store(hn::Add(hn::Load(df, hf + i), hn::Load(df, scratch + i)), df, hf + i);
-  }
+HWY_INLINE size_t BiasSumBlock(DF df, const typename Io::T* x, const typename Io::T* bias, size_t count, float* hf) {
+  constexpr size_t kMax = hn::MaxLanes(df);
+  size_t padded = 0;
+  ForEachVector(df, count, [&](size_t i, size_t n) HWY_ATTR {
+    if (n == hn::Lanes(df)) {
+      hn::Store(hn::Add(Io::LoadF(df, x + i), Io::LoadF(df, bias + i)), df, hf + i);
+    } else {
+      PaddedLanes<typename Io::T, kMax> xb, bb;
+      hn::Store(hn::Add(Io::LoadF(df, xb.From(x + i, n)), Io::LoadF(df, bb.From(bias + i, n))), df, hf + i);
+    }
+    padded = i + hn::Lanes(df);
+  });
   return padded;
 }
 
@@ -468,9 +473,9 @@ HWY_NOINLINE void BiasForwardLoop(const typename Io::T* x, const typename Io::T*
     BiasForwardDoublePath<Io, kFormula>(x, bias, y, cols, begin, end);
   } else {
     const hn::ScalableTag<float> df;
-    HWY_ALIGN float hf[kFloatBlock], bf[kFloatBlock], yf[kFloatBlock];
+    HWY_ALIGN float hf[kFloatBlock], yf[kFloatBlock];
     ForEachBlock(cols, begin, end, [&](size_t r, size_t c, size_t len) HWY_ATTR {
-      const size_t padded = BiasSumBlock<Io>(df, x + r * cols + c, bias + c, len, hf, bf);
+      const size_t padded = BiasSumBlock<Io>(df, x + r * cols + c, bias + c, len, hf);
       GeluF32Run<common::FormOf(kFormula), false>(nullptr, hf, yf, padded);
       StoreBlock<Io>(df, yf, y + r * cols + c, len, [&](size_t i, size_t m) HWY_ATTR {
         BiasForwardDoublePath<Io, kFormula>(x, bias, y, cols, r * cols + c + i, r * cols + c + i + m);
@@ -526,13 +531,13 @@ HWY_NOINLINE void BiasBackwardTile(const typename Io::T* g, const typename Io::T
     const hn::ScalableTag<double> dd;
     const hn::Rebind<float, decltype(dd)> dh;
     constexpr size_t kMax = hn::MaxLanes(dd);
-    HWY_ALIGN float hf[kFloatBlock], bf[kFloatBlock], gf[kFloatBlock], yf[kFloatBlock];
+    HWY_ALIGN float hf[kFloatBlock], gf[kFloatBlock], yf[kFloatBlock];
     for (size_t c = c0; c < c1; ++c) sums[c - c0] = 0.0;
     for (size_t r = r0; r < r1; ++r) {
       for (size_t k = c0; k < c1; k += kFloatBlock) {
         const size_t len = HWY_MIN(kFloatBlock, c1 - k);
         const size_t base = r * cols + k;
-        const size_t padded = BiasSumBlock<Io>(df, x + base, bias + k, len, hf, bf);
+        const size_t padded = BiasSumBlock<Io>(df, x + base, bias + k, len, hf);
         WidenBlock<Io>(df, g + base, len, gf);
         GeluF32Run<common::FormOf(kFormula), true>(gf, hf, yf, padded);
         double* s = sums + (k - c0);
