@@ -1,14 +1,17 @@
 // SPDX-License-Identifier: Apache-2.0
 // Fused bias + GELU and GEGLU, float32 / bf16 / fp16, every form, forward and backward:
-// - against the unfused composition: float32 bias-GELU is never farther from the exact value than
-//   gelu_forward_f32 / gelu_backward_f32 applied to the float32 sum (it rounds a double evaluation once, those
-//   run the float core); bf16/fp16 bias-GELU equals the half functions where the sum is exact in the type; GEGLU
-//   is within 1 ULP of the two-pass fl(fl(f(a)) * b) (it rounds once, the composition twice);
-// - against the documented one-rounding formula, evaluated by the shared scalar code (src/common), bit for bit;
+// - float32 on the float-core targets (AVX2, AVX-512: the float path of src/cpu/storage_loops-inl.h): the unfused
+//   composition bit for bit (gelu_forward_f32 / gelu_backward_f32 of the float32 sum; GEGLU: the float32 kernels'
+//   f(a), fl32(grad_out b) f'(a), then float products), and within the function table's float32 bound (GEGLU's
+//   products: 2B + 0.5 and B + 1 ULP, docs/ACCURACY.md) of the reference;
+// - elsewhere, and for bf16/fp16 everywhere: the documented one-rounding formula, evaluated by the shared scalar
+//   code (src/common), bit for bit; float32 bias-GELU never farther from the exact value than the unfused
+//   composition, GEGLU within 1 ULP of the two-pass fl(fl(f(a)) * b); bf16/fp16 bias-GELU equals the half
+//   functions where the sum is exact in the type;
 // - against the double reference (accuracy of the result, not only agreement of two implementations): every
-//   result within kMaxUlp (0.5 + 2^-18 ULP for bf16/fp16, 0.5 + 2^-6 for float32) of the reference (GEGLU's
-//   grad_a and bias-backward's grad_x: grad_out (times b) times the reference f'), a zero result of the
-//   reference's sign (the IEEE sign of the product), and no NaN for a number (src/reference/ulp.h, MaxError);
+//   result within its bound (kMaxUlp: 0.5 + 2^-18 ULP for bf16/fp16, 0.5 + 2^-6 for float32 off the float core) of
+//   the reference (GEGLU's grad_a and bias-backward's grad_x: grad_out (times b) times the reference f'), a zero
+//   result of the reference's sign (the IEEE sign of the product), and no NaN for a number (MaxError);
 // - grad_bias: against a double sum of the exact products, and bit-identical for 1, 2, 3 and 8 threads;
 // - the halves layout (rows form) against the separate-array form row by row; in place; argument errors.
 // Each runs on every SIMD target compiled in and supported here (the kernels are compiled per target).
