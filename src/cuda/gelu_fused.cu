@@ -72,9 +72,7 @@ __global__ void __launch_bounds__(kThreads) BiasBackwardBlocks(const typename St
     double sum = 0.0;
     for (size_t r = r0; r < r1; ++r) {
       const size_t i = r * cols + c;
-      const double v = BiasBackwardProduct<Format>(g[i], x[i], bc, Form);
-      grad_x[i] = Format::FromDouble(v);
-      sum += v;
+      sum += BiasBackwardElement<Format>(g[i], x[i], bc, Form, &grad_x[i]);
     }
     partial[b * cols + c] = sum;
   }

@@ -51,9 +51,10 @@ template <int Form> using BackwardBf16Op = BackwardHalfOp<common::Bf16, Form>;
 template <int Form> using ForwardF16Op = ForwardHalfOp<common::F16, Form>;
 template <int Form> using BackwardF16Op = BackwardHalfOp<common::F16, Form>;
 
-// ---- Fused operations (src/cuda/gelu_fused.cu), per element, as the CPU library computes them
-// (src/cpu/storage_loops-inl.h: FormForOutput, BiasSum, the GEGLU loops): storage formats with exact widening to float
-// and one rounding from double.
+// ---- Fused operations (src/cuda/gelu_fused.cu), per element, as the CPU library computes them on its float-core
+// targets (src/cpu/storage_loops-inl.h: the float path): float32 results from the float core (ForwardF32,
+// BackwardF32) and float products; 16-bit results rounded once from the double path (the CPU's float path has those
+// bits: it redoes by the double path every lane where they could differ); grad_bias sums the float core's products.
 struct F32Format {
   using T = float;
   static constexpr bool kHalf = false;
@@ -83,24 +84,51 @@ GELU_HD float BiasSum(T x, T bias) {
 }
 template <class Format, class T>
 GELU_HD T BiasForwardElement(T x, T bias, int form) {
-  return Format::FromDouble(GeluForOutput<Format>(BiasSum<Format>(x, bias), form, false));
+  const float h = BiasSum<Format>(x, bias);
+  if constexpr (!Storage<Format>::kHalf) {
+    return common::ForwardF32(h, form);
+  } else {
+    return Format::FromDouble(GeluForOutput<Format>(h, form, false));
+  }
 }
-// The unrounded product grad_out * f'(h): grad_x is its rounding, grad_bias sums it (in double) over rows.
+// Writes grad_x and returns the term grad_bias sums (in double, over rows): the float core's grad_out * f'(h),
+// which is also float32's grad_x; a 16-bit grad_x is the double product rounded once.
 template <class Format, class T>
-GELU_HD double BiasBackwardProduct(T grad_out, T x, T bias, int form) {
-  return static_cast<double>(Format::ToFloat(grad_out)) * GeluForOutput<Format>(BiasSum<Format>(x, bias), form, true);
+GELU_HD double BiasBackwardElement(T grad_out, T x, T bias, int form, T* grad_x) {
+  const float h = BiasSum<Format>(x, bias), g = Format::ToFloat(grad_out);
+  const float product = common::BackwardF32(g, h, form);
+  if constexpr (!Storage<Format>::kHalf) {
+    *grad_x = product;
+  } else {
+    *grad_x = Format::FromDouble(static_cast<double>(g) * GeluForOutput<Format>(h, form, true));
+  }
+  return product;
 }
-// y = f(a) * b, the product in double, rounded once.
+// y = f(a) * b: float32, the float core's f(a) times b in float; 16-bit, the product in double, rounded once.
 template <class Format, class T>
 GELU_HD T GegluForwardElement(T a, T b, int form) {
-  return Format::FromDouble(GeluForOutput<Format>(Format::ToFloat(a), form, false) *
-                            static_cast<double>(Format::ToFloat(b)));
+  if constexpr (!Storage<Format>::kHalf) {
+    return common::ForwardF32(a, form) * b;
+  } else {
+    return Format::FromDouble(GeluForOutput<Format>(Format::ToFloat(a), form, false) *
+                              static_cast<double>(Format::ToFloat(b)));
+  }
 }
-// grad_a = (g * b) * f'(a) (g * b exact in double), grad_b = g * f(a); each rounded once.
+// grad_a = (g * b) * f'(a), grad_b = g * f(a). 16-bit (and float32 where fl32(g * b) overflows or is NaN): g * b
+// exact in double, each result rounded once from the double path. float32 otherwise: the float core's
+// fl32(g * b) * f'(a), and g times its f(a) in float.
 template <class Format, class T>
 GELU_HD void GegluBackwardElement(T g, T a, T b, int form, T* grad_a, T* grad_b) {
-  const double gd = Format::ToFloat(g), bd = Format::ToFloat(b);
   const float af = Format::ToFloat(a);
+  if constexpr (!Storage<Format>::kHalf) {
+    const float m = g * b;
+    if (m >= -0x1.fffffep127f && m <= 0x1.fffffep127f) {
+      *grad_a = common::BackwardF32(m, af, form);
+      *grad_b = g * common::ForwardF32(af, form);
+      return;
+    }
+  }
+  const double gd = Format::ToFloat(g), bd = Format::ToFloat(b);
   *grad_a = Format::FromDouble((gd * bd) * GeluForOutput<Format>(af, form, true));
   *grad_b = Format::FromDouble(gd * GeluForOutput<Format>(af, form, false));
 }

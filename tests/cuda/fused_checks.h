@@ -82,9 +82,8 @@ void HostFusedTyped(FusedOp op, int form, const void* gv, const void* xv, const 
         for (size_t r0 = 0; r0 < rows; r0 += block) {
           double sum = 0.0;
           for (size_t r = r0; r < std::min(rows, r0 + block); ++r) {
-            const double v = gelu::cuda::BiasBackwardProduct<Format>(g[r * cols + c], x[r * cols + c], b[c], form);
-            y[r * cols + c] = Format::FromDouble(v);
-            sum += v;
+            sum += gelu::cuda::BiasBackwardElement<Format>(g[r * cols + c], x[r * cols + c], b[c], form,
+                                                           &y[r * cols + c]);
           }
           total = r0 == 0 ? sum : total + sum;
         }

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // bf16/fp16 conversions: the scalar ones of src/common/half.h (shared with CUDA) against independent formulas on
 // all 65,536 encodings and on every rounding boundary, and the vector ones of src/cpu/storage_loops-inl.h (every
-// Highway target) against the scalar ones on the same values.
+// Highway target) against the scalar ones on the same values; and on the float-core targets, the float path of the
+// storage loops (float lanes, the double path near a midpoint) against the double path on every input.
 #include <algorithm>
 #include <bit>
 #include <cmath>
@@ -155,6 +156,98 @@ void TestVectorLoadAll() {
   }
 }
 
+// The float-lane conversions of the float-core path: StoreF on every float boundary case (each value and
+// midpoint, exact in float) equals the scalar rounding, and NearMidpoint marks every midpoint and spares every value.
+template <class Io>
+void CheckFloatStore(const test::Format& f) {
+  const hn::ScalableTag<float> df;
+  const size_t N = hn::Lanes(df);
+  std::vector<float> v;
+  for (const auto& c : test::BoundaryCases(f)) {
+    const auto x = static_cast<float>(c.v);
+    if (static_cast<double>(x) == c.v && std::isfinite(x)) v.push_back(x);
+  }
+  v.resize((v.size() + N - 1) / N * N, 0.0f);
+  size_t bad = 0, midpoints = 0;
+  for (size_t i = 0; i < v.size(); i += N) {
+    HWY_ALIGN uint16_t out[hn::MaxLanes(df)];
+    HWY_ALIGN float near[hn::MaxLanes(df)];
+    const auto x = hn::LoadU(df, v.data() + i);
+    Io::StoreF(df, x, out);
+    hn::Store(hn::IfThenElseZero(Io::NearMidpoint(df, x), hn::Set(df, 1.0f)), df, near);
+    for (size_t k = 0; k < N; ++k) {
+      const uint16_t want = f.from_double(v[i + k]);
+      // A midpoint: exactly between the two neighbours of the rounded value.
+      const double rounded = f.to_double(want), up = f.to_double(static_cast<uint16_t>(want + 1));
+      const double down = f.to_double(static_cast<uint16_t>(want - 1));
+      const bool midpoint = (want & 0x7fff) != 0 && (std::fabs(v[i + k] - (rounded + up) / 2) == 0 ||
+                                                     std::fabs(v[i + k] - (rounded + down) / 2) == 0);
+      midpoints += midpoint;
+      const bool exact = static_cast<double>(v[i + k]) == rounded;
+      if ((out[k] != want || (midpoint && near[k] == 0) || (exact && near[k] != 0)) && ++bad <= 5) {
+        ADD_FAILURE() << f.name << std::hexfloat << " v=" << v[i + k] << std::hex << " got 0x" << out[k] << " want 0x"
+                      << want << " near " << near[k] << " midpoint " << midpoint;
+      }
+    }
+  }
+  EXPECT_EQ(bad, 0u) << f.name;
+  EXPECT_GT(midpoints, 1000u) << f.name << ": the cases include midpoints";
+}
+
+void TestFloatStoreBoundaries() {
+  if constexpr (!cpu::RunsFloatCore(HWY_TARGET)) {
+    GTEST_SKIP() << "no float path on " << hwy::TargetName(HWY_TARGET);
+  } else {
+    CheckFloatStore<IoBf16>(test::kBf16);
+    CheckFloatStore<IoF16>(test::kF16);
+  }
+}
+
+// ElementwiseLoop (the float path here) against ElementwiseDoublePath (the double path, correctly rounded with
+// grad_out = 1: tests/half/half_exhaustive_test.cc) on all 65,536 inputs, forward and backward with grad_out = 1,
+// and backward with 2^16 N(0, 1) grad_out: the same bits (the float path redoes every lane where they could differ).
+template <class Io, common::Formula kFormula>
+void CheckFloatPathEqualsDoublePath(const test::Format& f) {
+  const char* name = f.name;
+  std::vector<uint16_t> x(65536), one(65536, f.from_double(1.0)), g(65536), a(65536), b(65536);
+  for (uint32_t i = 0; i < 65536; ++i) x[i] = static_cast<uint16_t>(i);
+  std::mt19937 rng(7);
+  std::normal_distribution<double> nd(0.0, 1.0);
+  for (auto& v : g) v = f.from_double(nd(rng));
+  for (int pass = 0; pass < 3; ++pass) {
+    const bool backward = pass > 0;
+    const uint16_t* gp = pass == 1 ? one.data() : g.data();
+    if (backward) {
+      ElementwiseLoop<Io, kFormula, true>(gp, x.data(), a.data(), x.size());
+      ElementwiseDoublePath<Io, kFormula, true>(gp, x.data(), b.data(), x.size());
+    } else {
+      ElementwiseLoop<Io, kFormula, false>(nullptr, x.data(), a.data(), x.size());
+      ElementwiseDoublePath<Io, kFormula, false>(nullptr, x.data(), b.data(), x.size());
+    }
+    size_t bad = 0;
+    for (uint32_t i = 0; i < 65536; ++i) {
+      if (a[i] != b[i] && ++bad <= 5) {
+        ADD_FAILURE() << name << " formula " << static_cast<int>(kFormula) << " pass " << pass << std::hex << " x=0x"
+                      << i << " g=0x" << gp[i] << " float path 0x" << a[i] << " double path 0x" << b[i];
+      }
+    }
+    EXPECT_EQ(bad, 0u) << name << " formula " << static_cast<int>(kFormula) << " pass " << pass;
+  }
+}
+
+void TestFloatPathAllInputs() {
+  if constexpr (!cpu::RunsFloatCore(HWY_TARGET)) {
+    GTEST_SKIP() << "no float path on " << hwy::TargetName(HWY_TARGET);
+  } else {
+    CheckFloatPathEqualsDoublePath<IoBf16, common::Formula::kNone>(test::kBf16);
+    CheckFloatPathEqualsDoublePath<IoBf16, common::Formula::kTanh>(test::kBf16);
+    CheckFloatPathEqualsDoublePath<IoBf16, common::Formula::kSigmoid>(test::kBf16);
+    CheckFloatPathEqualsDoublePath<IoF16, common::Formula::kNone>(test::kF16);
+    CheckFloatPathEqualsDoublePath<IoF16, common::Formula::kTanh>(test::kF16);
+    CheckFloatPathEqualsDoublePath<IoF16, common::Formula::kSigmoid>(test::kF16);
+  }
+}
+
 }  // namespace HWY_NAMESPACE
 }  // namespace gelu
 HWY_AFTER_NAMESPACE();
@@ -164,6 +257,8 @@ namespace gelu {
 HWY_BEFORE_TEST(HalfVectorConvertTest);
 HWY_EXPORT_AND_TEST_P(HalfVectorConvertTest, TestVectorStoreBoundaries);
 HWY_EXPORT_AND_TEST_P(HalfVectorConvertTest, TestVectorLoadAll);
+HWY_EXPORT_AND_TEST_P(HalfVectorConvertTest, TestFloatStoreBoundaries);
+HWY_EXPORT_AND_TEST_P(HalfVectorConvertTest, TestFloatPathAllInputs);
 
 namespace test {
 namespace {
