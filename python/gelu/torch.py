@@ -228,10 +228,10 @@ def gelu(x, approximate="none"):
     if isinstance(route, str):
         return _fallback(x, approximate, route)
     if (type(x) is torch.Tensor and not (x.requires_grad and torch.is_grad_enabled())
-            and not torch.compiler.is_compiling()):
+            and not torch.compiler.is_compiling() and not torch.jit.is_tracing()):
         # Eager, no autograd, a plain tensor: the operator's own kernel without the dispatcher (about 4 us a call
-        # instead of 20, docs/PYTHON.md). Tracing (torch.compile, torch.export) and tensor subclasses (fake,
-        # functional) take the operator.
+        # instead of 11-17, docs/PYTHON.md). Tracing (torch.compile, torch.export, torch.jit.trace) and tensor
+        # subclasses (fake, functional) take the operator, which the tracers record.
         x = x.contiguous()
         y = torch.empty_like(x, memory_format=torch.contiguous_format)
         _run(route, approximate, y, x)

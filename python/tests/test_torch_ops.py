@@ -59,6 +59,16 @@ def test_double_backward_through_the_operators(approximate):
     assert torch.autograd.gradgradcheck(lambda x: torch.ops.gelu.gelu(x, approximate), (x,))
 
 
+def test_jit_trace_records_the_operator():
+    # Without autograd, eager calls skip the dispatcher; under torch.jit.trace they must not, or the trace would
+    # hold the traced input's result as a constant.
+    model = torch.nn.Sequential(torch.nn.Linear(4, 4), gt.GELU())
+    x, x2 = torch.randn(3, 4), torch.randn(3, 4)
+    with torch.no_grad():
+        traced = torch.jit.trace(model, x)
+        assert torch.equal(traced(x2), model(x2))
+
+
 def test_operators_refuse_what_the_library_does_not_compute():
     with pytest.raises(TypeError, match=r"gelu::gelu: the gelu library does not handle dtype torch.int64"):
         torch.ops.gelu.gelu(torch.arange(4), "none")
