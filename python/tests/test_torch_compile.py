@@ -89,12 +89,13 @@ def test_transformer_block_exports():
 
 def _torchvision_model(name):
     torch.manual_seed(0)
-    # Random weights; the smallest input each model allows keeps inductor's work the same and the run short.
+    # Random weights; the smallest input each model allows keeps inductor's work the same and the run short. Eval
+    # mode: ConvNeXt's and Swin's stochastic depth would otherwise drop different blocks in the two runs.
     if name == "vit_b_16":
-        return torchvision.models.vit_b_16(weights=None, image_size=32), torch.randn(1, 3, 32, 32)
+        return torchvision.models.vit_b_16(weights=None, image_size=32).eval(), torch.randn(1, 3, 32, 32)
     if name == "convnext_tiny":
-        return torchvision.models.convnext_tiny(weights=None), torch.randn(1, 3, 32, 32)
-    return torchvision.models.swin_t(weights=None), torch.randn(1, 3, 64, 64)
+        return torchvision.models.convnext_tiny(weights=None).eval(), torch.randn(1, 3, 32, 32)
+    return torchvision.models.swin_t(weights=None).eval(), torch.randn(1, 3, 64, 64)
 
 
 @pytest.mark.parametrize("name", [
