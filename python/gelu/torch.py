@@ -119,8 +119,9 @@ def _op_route(name, x, approximate):
 
 # The operators: gelu::gelu(x, approximate) and gelu::gelu_backward(grad, x, approximate) = grad * f'(x), the
 # signatures of aten::gelu and aten::gelu_backward (plus the "sigmoid" form). Python kernels on raw pointers
-# (torch.library.custom_op; a C++ TORCH_LIBRARY registration was measured no cheaper per call once autograd is
-# counted, docs/EXPERIMENTS.md). Each returns a new contiguous tensor; a strided input is copied to a contiguous one
+# (torch.library.custom_op: about 25 us a call, where a C++ TORCH_LIBRARY kernel took about 11 us without autograd,
+# docs/EXPERIMENTS.md; kept in Python so that the module builds against no torch C++ ABI, and gelu() below skips the
+# dispatcher where it may). Each returns a new contiguous tensor; a strided input is copied to a contiguous one
 # first. Registered for the CPU, and for CUDA where the binding was built with the CUDA kernels.
 _DEVICE_TYPES = ("cpu", "cuda") if _gelu._cuda_built else ("cpu",)
 
@@ -232,10 +233,7 @@ def gelu(x, approximate="none"):
         # Eager, no autograd, a plain tensor: the operator's own kernel without the dispatcher (about 4 us a call
         # instead of 11-17, docs/PYTHON.md). Tracing (torch.compile, torch.export, torch.jit.trace) and tensor
         # subclasses (fake, functional) take the operator, which the tracers record.
-        x = x.contiguous()
-        y = torch.empty_like(x, memory_format=torch.contiguous_format)
-        _run(route, approximate, y, x)
-        return y
+        return _gelu_kernel(x, approximate)
     return _gelu_op(x, approximate)
 
 
