@@ -37,6 +37,13 @@ def test_opcheck(device, dtype, approximate):
         torch.library.opcheck(torch.ops.gelu.gelu_backward.default, (g, x, approximate))
 
 
+def test_kernels_registered_for_each_device_the_module_was_built_for():
+    # Checkable without a GPU: CUDA kernels exactly where the binding has the CUDA library (GELU_PYTHON_CUDA).
+    for op in ("gelu::gelu", "gelu::gelu_backward"):
+        has = {key: torch._C._dispatch_has_kernel_for_dispatch_key(op, key) for key in ("CPU", "CUDA", "Meta")}
+        assert has == {"CPU": True, "CUDA": gelu._gelu._cuda_built, "Meta": True}, op
+
+
 @pytest.mark.parametrize("approximate", FORMS)
 def test_operators_compute_the_library_values(approximate):
     # The operators against the NumPy API (the library's C entry points), forward, backward and through autograd.
