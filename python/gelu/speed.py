@@ -100,3 +100,26 @@ def cases(n, form, dtype=np.float32, dist="normal"):
         "backward": [("ours", lambda: gelu.backward(g_np, x_np, form, out=d_np)), ("torch", torch_backward)],
         "module": [("ours", module_step(gelu_torch.GELU(form))), ("torch", module_step(torch_module))],
     }
+
+
+class TransformerBlock(torch.nn.Module):
+    """A pre-norm transformer encoder block with an nn.GELU in its MLP, the model of bench/torch_ops.py and of
+    the torch.compile tests (python/tests/test_torch_compile.py): x + attention(LN(x)), then + MLP(LN(.)),
+    MLP = Linear(width, 4 width) -> GELU -> Linear(4 width, width); input (batch, tokens, width)."""
+
+    def __init__(self, width=256, heads=4, approximate="none"):
+        super().__init__()
+        self.heads = heads
+        self.norm1 = torch.nn.LayerNorm(width)
+        self.qkv = torch.nn.Linear(width, 3 * width)
+        self.proj = torch.nn.Linear(width, width)
+        self.norm2 = torch.nn.LayerNorm(width)
+        self.mlp = torch.nn.Sequential(torch.nn.Linear(width, 4 * width), torch.nn.GELU(approximate),
+                                       torch.nn.Linear(4 * width, width))
+
+    def forward(self, x):
+        b, t, w = x.shape
+        q, k, v = self.qkv(self.norm1(x)).view(b, t, 3, self.heads, w // self.heads).permute(2, 0, 3, 1, 4)
+        attention = torch.nn.functional.scaled_dot_product_attention(q, k, v)
+        x = x + self.proj(attention.transpose(1, 2).reshape(b, t, w))
+        return x + self.mlp(self.norm2(x))

@@ -16,6 +16,11 @@ Other dtypes and devices (CUDA float64, meta, ...) fall back to torch.nn.functio
 time each case occurs. approximate="sigmoid" (x*sigmoid(1.702x)) is this library's extra form; its fallback is
 x * torch.sigmoid(1.702 * x).
 
+The kernels are registered as PyTorch operators, torch.ops.gelu.gelu(x, approximate) and
+torch.ops.gelu.gelu_backward(grad, x, approximate), with fake implementations and autograd (double backward
+included), so a model after replace_gelu compiles with torch.compile(fullgraph=True) and exports with torch.export.
+Needs PyTorch >= 2.4 (MIN_TORCH); an older one raises ImportError on import.
+
 Differences from F.gelu are float rounding where F.gelu is accurate (|x| < 3), and accurate values
 where it is not: F.gelu's float32 exact form loses the negative tail (returns 0 or wrong digits below
 x ~ -5), while the library keeps <= 1 ULP down to the last subnormal.
@@ -26,9 +31,24 @@ import torch
 from torch import nn
 import torch.nn.functional as F
 
-from gelu import _gelu
+# torch.library.custom_op, register_fake, register_autograd and opcheck appeared in PyTorch 2.4. Older versions get
+# this ImportError rather than a module that cannot be compiled or, worse, computes through a missing API.
+MIN_TORCH = (2, 4)
 
-__all__ = ["GELU", "gelu", "replace_gelu"]
+
+def _torch_version(version):
+    """(major, minor) of a torch.__version__ string such as "2.15.0+cu132" or "2.6.0a0+git1234"."""
+    major, minor = version.split("+")[0].split(".")[:2]
+    return int(major), int("".join(c for c in minor if c.isdigit()) or 0)
+
+
+if _torch_version(torch.__version__) < MIN_TORCH:
+    raise ImportError(f"gelu.torch needs PyTorch >= {MIN_TORCH[0]}.{MIN_TORCH[1]} (torch.library.custom_op); this is "
+                      f"PyTorch {torch.__version__}. The NumPy API (import gelu) works without it.")
+
+from gelu import _gelu  # noqa: E402  (after the version check: an old torch stops before anything is registered)
+
+__all__ = ["GELU", "gelu", "replace_gelu", "MIN_TORCH"]
 
 _APPROXIMATIONS = _gelu._FORMS  # "none", "tanh", "sigmoid": the library's function table
 # The dtypes each device's kernels take, by the name the binding expects.
@@ -87,55 +107,112 @@ def _run(route, approximate, out, *inputs):
         fn(*pointers, out.data_ptr(), out.numel(), dtype, approximate, stream)
 
 
-def _forward(x, approximate, route):
-    """f(x) for a tensor the library handles (route), without autograd; zero-copy when x is contiguous."""
-    x = x.detach().contiguous()  # no copy when already contiguous
+def _op_route(name, x, approximate):
+    """The route of a tensor given to one of the operators directly: they take only what the library computes."""
+    _check_approximate(approximate)
+    route = _route(x.device.type, x.dtype, x.layout)
+    if isinstance(route, str):
+        raise TypeError(f"{name}: the gelu library does not handle {route}; gelu.torch.gelu falls back to "
+                        f"torch.nn.functional.gelu for such tensors, the operator does not")
+    return route
+
+
+# The operators: gelu::gelu(x, approximate) and gelu::gelu_backward(grad, x, approximate) = grad * f'(x), the
+# signatures of aten::gelu and aten::gelu_backward (plus the "sigmoid" form). Python kernels on raw pointers
+# (torch.library.custom_op: about 25 us a call, where a C++ TORCH_LIBRARY kernel took about 11 us without autograd,
+# docs/EXPERIMENTS.md; kept in Python so that the module builds against no torch C++ ABI, and gelu() below skips the
+# dispatcher where it may). Each returns a new contiguous tensor; a strided input is copied to a contiguous one
+# first. Registered for the CPU, and for CUDA where the binding was built with the CUDA kernels.
+_DEVICE_TYPES = ("cpu", "cuda") if _gelu._cuda_built else ("cpu",)
+
+
+def _gelu_kernel(x: torch.Tensor, approximate: str) -> torch.Tensor:
+    route = _op_route("gelu::gelu", x, approximate)
+    x = x.contiguous()
     y = torch.empty_like(x, memory_format=torch.contiguous_format)
     _run(route, approximate, y, x)
     return y
 
 
-def _derivative_graph(grad, x, approximate):
-    """grad * f'(x) from differentiable torch ops (erfc and sigmoid forms, no cancellation), for double
-    backward (create_graph=True) only: its graph reaches both grad and x."""
+def _gelu_backward_kernel(grad: torch.Tensor, x: torch.Tensor, approximate: str) -> torch.Tensor:
+    route = _op_route("gelu::gelu_backward", x, approximate)
+    if grad.dtype != x.dtype or grad.shape != x.shape or grad.device != x.device:
+        raise ValueError(f"gelu::gelu_backward: grad ({grad.dtype}, {tuple(grad.shape)}, {grad.device}) and x "
+                         f"({x.dtype}, {tuple(x.shape)}, {x.device}) must have the same dtype, shape and device")
+    x = x.contiguous()
+    grad = grad.contiguous()
+    grad_in = torch.empty_like(x, memory_format=torch.contiguous_format)
+    _run(route, approximate, grad_in, grad, x)
+    return grad_in
+
+
+_gelu_op = torch.library.custom_op("gelu::gelu", _gelu_kernel, mutates_args=(), device_types=_DEVICE_TYPES)
+_gelu_backward_op = torch.library.custom_op("gelu::gelu_backward", _gelu_backward_kernel, mutates_args=(),
+                                            device_types=_DEVICE_TYPES)
+
+
+# Fake (meta) implementations: the shapes and dtypes torch.compile and torch.export trace with.
+@_gelu_op.register_fake
+def _gelu_fake(x, approximate):
+    _check_approximate(approximate)
+    return torch.empty_like(x, memory_format=torch.contiguous_format)
+
+
+@_gelu_backward_op.register_fake
+def _gelu_backward_fake(grad, x, approximate):
+    _check_approximate(approximate)
+    torch._check(grad.dtype == x.dtype and grad.shape == x.shape,
+                 lambda: "gelu::gelu_backward: grad and x must have the same dtype and shape")
+    return torch.empty_like(x, memory_format=torch.contiguous_format)
+
+
+def _second_derivative(x, approximate):
+    """f''(x) from differentiable torch ops, for double backward only (in float32 for 16-bit x):
+    none:    f'' = phi(x) (2 - x^2)
+    tanh:    with u = c (x + a x^3), t = tanh u: f'' = (1 - t^2) (u' - x t u'^2 + x u''/2), u' = c (1 + 3a x^2),
+             u'' = 6 a c x, c = sqrt(2/pi), a = 0.044715
+    sigmoid: with s = sigmoid(k x), k = 1.702: f'' = k s (1 - s) (2 + k x (1 - 2s))."""
+    if x.dtype in _HALF_DTYPES:
+        return _second_derivative(x.float(), approximate).to(x.dtype)
     if approximate == "none":
-        cdf = 0.5 * torch.erfc(x * -0.7071067811865476)  # Phi(x) = erfc(-x/sqrt2)/2
-        pdf = torch.exp(-0.5 * x * x) * 0.3989422804014327  # phi(x) = exp(-x^2/2)/sqrt(2 pi)
-        return grad * (cdf + x * pdf)
-    if approximate == "tanh":  # (1 + tanh u)/2 = sigmoid(2u)
-        c = 1.5957691216057308  # 2*sqrt(2/pi)
-        z, dz = c * (x + 0.044715 * x**3), c * (1 + 3 * 0.044715 * x * x)
-    else:
-        z, dz = 1.702 * x, 1.702
-    s = torch.sigmoid(z)
-    return grad * (s + x * dz * s * (1 - s))
+        return torch.exp(-0.5 * x * x) * 0.3989422804014327 * (2 - x * x)  # phi(x) = exp(-x^2/2)/sqrt(2 pi)
+    if approximate == "tanh":
+        c, a = 0.7978845608028654, 0.044715
+        t = torch.tanh(c * (x + a * x**3))
+        du = c * (1 + 3 * a * x * x)
+        return (1 - t * t) * (du - x * t * du * du + x * (3 * a * c) * x)
+    k = 1.702
+    s = torch.sigmoid(k * x)
+    return k * s * (1 - s) * (2 + k * x * (1 - 2 * s))
 
 
-class _GeluFunction(torch.autograd.Function):
-    """Forward and backward both run in the library; backward is torch's gelu_backward(grad, x, approximate)."""
+def _gelu_setup(ctx, inputs, output):
+    x, approximate = inputs
+    ctx.approximate = approximate
+    ctx.save_for_backward(x)
 
-    @staticmethod
-    def forward(ctx, x, approximate, route):
-        ctx.approximate = approximate
-        ctx.route = route
-        ctx.save_for_backward(x)
-        return _forward(x, approximate, route)
 
-    @staticmethod
-    def backward(ctx, grad):
-        (x,) = ctx.saved_tensors
-        if torch.is_grad_enabled():
-            # create_graph=True (double backward): the library's gradient is not itself differentiable,
-            # so build this one from torch ops (in float32 for 16-bit tensors, which lack some of them on the
-            # CPU); first-order training never takes this path.
-            if x.dtype in _HALF_DTYPES:
-                return _derivative_graph(grad.float(), x.float(), ctx.approximate).to(x.dtype), None, None
-            return _derivative_graph(grad, x, ctx.approximate), None, None
-        x = x.detach().contiguous()
-        grad = grad.detach().contiguous()
-        grad_in = torch.empty_like(x, memory_format=torch.contiguous_format)
-        _run(ctx.route, ctx.approximate, grad_in, grad, x)
-        return grad_in, None, None
+def _gelu_grad(ctx, grad):
+    (x,) = ctx.saved_tensors
+    return _gelu_backward_op(grad, x, ctx.approximate), None
+
+
+def _gelu_backward_setup(ctx, inputs, output):
+    grad, x, approximate = inputs
+    ctx.approximate = approximate
+    ctx.save_for_backward(grad, x)
+
+
+def _gelu_backward_grad(ctx, grad_grad_in):
+    # d(grad * f'(x))/d grad = f'(x), through the library; d/dx = grad * f''(x), from torch ops (differentiable again).
+    grad, x = ctx.saved_tensors
+    d_grad = _gelu_backward_op(grad_grad_in, x, ctx.approximate) if ctx.needs_input_grad[0] else None
+    d_x = grad_grad_in * grad * _second_derivative(x, ctx.approximate) if ctx.needs_input_grad[1] else None
+    return d_grad, d_x, None
+
+
+_gelu_op.register_autograd(_gelu_grad, setup_context=_gelu_setup)
+_gelu_backward_op.register_autograd(_gelu_backward_grad, setup_context=_gelu_backward_setup)
 
 
 def gelu(x, approximate="none"):
@@ -151,9 +228,13 @@ def gelu(x, approximate="none"):
     route = _route(x.device.type, x.dtype, x.layout)
     if isinstance(route, str):
         return _fallback(x, approximate, route)
-    if x.requires_grad and torch.is_grad_enabled():
-        return _GeluFunction.apply(x, approximate, route)
-    return _forward(x, approximate, route)  # skips autograd.Function's overhead (several us a call)
+    if (type(x) is torch.Tensor and not (x.requires_grad and torch.is_grad_enabled())
+            and not torch.compiler.is_compiling() and not torch.jit.is_tracing()):
+        # Eager, no autograd, a plain tensor: the operator's own kernel without the dispatcher (about 4 us a call
+        # instead of 11-17, docs/PYTHON.md). Tracing (torch.compile, torch.export, torch.jit.trace) and tensor
+        # subclasses (fake, functional) take the operator, which the tracers record.
+        return _gelu_kernel(x, approximate)
+    return _gelu_op(x, approximate)
 
 
 class GELU(nn.Module):

@@ -1,0 +1,116 @@
+# SPDX-License-Identifier: Apache-2.0
+"""gelu.torch's registered operators gelu::gelu and gelu::gelu_backward: torch.library.opcheck (schema, fake
+implementation, autograd registration, tracing) for every dtype, form and available device; what they refuse;
+the minimum PyTorch version."""
+import os
+import shutil
+import subprocess
+
+import pytest
+import torch
+
+import gelu
+import gelu.torch as gt
+
+FORMS = gelu.APPROXIMATIONS  # the library's function table (src/common/functions.h)
+DTYPES = [torch.float32, torch.float64, torch.bfloat16, torch.float16]
+DEVICES = ["cpu"] + (["cuda"] if torch.cuda.is_available() else [])
+
+
+def _inputs(dtype, device, requires_grad):
+    gen = torch.Generator().manual_seed(5)
+    # N(0,1)*4 covers the core and both tails; a strided (transposed) x checks the copy to contiguous.
+    x = (torch.randn(6, 7, generator=gen) * 4).to(dtype).to(device).t().requires_grad_(requires_grad)
+    g = torch.randn(7, 6, generator=gen).to(dtype).to(device).requires_grad_(requires_grad)
+    return g, x
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("approximate", FORMS)
+def test_opcheck(device, dtype, approximate):
+    if device == "cuda" and dtype not in gt._CUDA_DTYPES:
+        pytest.skip("no CUDA kernel for this dtype (gelu.torch.gelu falls back)")
+    for requires_grad in (False, True):
+        g, x = _inputs(dtype, device, requires_grad)
+        torch.library.opcheck(torch.ops.gelu.gelu.default, (x, approximate))
+        torch.library.opcheck(torch.ops.gelu.gelu_backward.default, (g, x, approximate))
+
+
+def test_kernels_registered_for_each_device_the_module_was_built_for():
+    # Checkable without a GPU: CUDA kernels exactly where the binding has the CUDA library (GELU_PYTHON_CUDA).
+    for op in ("gelu::gelu", "gelu::gelu_backward"):
+        has = {key: torch._C._dispatch_has_kernel_for_dispatch_key(op, key) for key in ("CPU", "CUDA", "Meta")}
+        assert has == {"CPU": True, "CUDA": gelu._gelu._cuda_built, "Meta": True}, op
+
+
+@pytest.mark.parametrize("approximate", FORMS)
+def test_operators_compute_the_library_values(approximate):
+    # The operators against the NumPy API (the library's C entry points), forward, backward and through autograd.
+    g, x = _inputs(torch.float32, "cpu", False)
+    y = torch.ops.gelu.gelu(x, approximate)
+    assert torch.equal(y, torch.from_numpy(gelu.forward(x.numpy(), approximate)))
+    d = torch.ops.gelu.gelu_backward(g, x, approximate)
+    assert torch.equal(d, torch.from_numpy(gelu.backward(g.numpy(), x.contiguous().numpy(), approximate)))
+    xg = x.detach().requires_grad_(True)
+    torch.ops.gelu.gelu(xg, approximate).backward(g)
+    assert torch.equal(xg.grad, d)
+
+
+@pytest.mark.parametrize("approximate", FORMS)
+def test_double_backward_through_the_operators(approximate):
+    # gelu_backward's own autograd: d/dgrad through the library, d/dx = grad * f''(x) from torch ops.
+    x = torch.linspace(-6, 6, 61, dtype=torch.float64).requires_grad_(True)
+    g = torch.randn(61, dtype=torch.float64, generator=torch.Generator().manual_seed(2)).requires_grad_(True)
+    assert torch.autograd.gradcheck(lambda g, x: torch.ops.gelu.gelu_backward(g, x, approximate), (g, x))
+    assert torch.autograd.gradgradcheck(lambda x: torch.ops.gelu.gelu(x, approximate), (x,))
+
+
+def test_jit_trace_records_the_operator():
+    # Without autograd, eager calls skip the dispatcher; under torch.jit.trace they must not, or the trace would
+    # hold the traced input's result as a constant.
+    model = torch.nn.Sequential(torch.nn.Linear(4, 4), gt.GELU())
+    x, x2 = torch.randn(3, 4), torch.randn(3, 4)
+    with torch.no_grad():
+        traced = torch.jit.trace(model, x)
+        assert torch.equal(traced(x2), model(x2))
+
+
+def test_operators_refuse_what_the_library_does_not_compute():
+    with pytest.raises(TypeError, match=r"gelu::gelu: the gelu library does not handle dtype torch.int64"):
+        torch.ops.gelu.gelu(torch.arange(4), "none")
+    with pytest.raises(ValueError, match=r"unknown approximate 'erf'"):
+        torch.ops.gelu.gelu(torch.randn(4), "erf")
+    with pytest.raises(ValueError, match=r"must have the same dtype, shape and device"):
+        torch.ops.gelu.gelu_backward(torch.randn(4), torch.randn(5), "none")
+    with pytest.raises(ValueError, match=r"must have the same dtype, shape and device"):
+        torch.ops.gelu.gelu_backward(torch.randn(4, dtype=torch.float64), torch.randn(4), "none")
+
+
+def test_torch_version_parsing():
+    assert gt._torch_version("2.15.0+cu132") == (2, 15)
+    assert gt._torch_version("2.4.0a0+git1234") == (2, 4)
+    assert gt._torch_version("1.13.1") == (1, 13) < gt.MIN_TORCH <= gt._torch_version(torch.__version__)
+
+
+_DEBIAN_PYTHON = "/usr/bin/python3"
+
+
+def _debian_torch_version():
+    if not shutil.which(_DEBIAN_PYTHON):
+        return None
+    r = subprocess.run([_DEBIAN_PYTHON, "-c", "import torch; print(torch.__version__)"], capture_output=True, text=True)
+    return r.stdout.strip() if r.returncode == 0 else None
+
+
+_OLD_TORCH = _debian_torch_version()
+
+
+@pytest.mark.skipif(not _OLD_TORCH or gt._torch_version(_OLD_TORCH) >= gt.MIN_TORCH,
+                    reason="needs a Python with a PyTorch older than gelu.torch.MIN_TORCH (Debian's python3-torch)")
+def test_older_torch_gets_a_clear_import_error():
+    # Debian's /usr/bin/python3 with its python3-torch (1.13): the same package, imported there.
+    env = dict(os.environ, PYTHONPATH=os.path.dirname(os.path.dirname(os.path.abspath(gelu.__file__))))
+    r = subprocess.run([_DEBIAN_PYTHON, "-c", "import gelu.torch"], capture_output=True, text=True, env=env)
+    assert r.returncode != 0
+    assert f"ImportError: gelu.torch needs PyTorch >= {gt.MIN_TORCH[0]}.{gt.MIN_TORCH[1]}" in r.stderr, r.stderr
