@@ -4,6 +4,7 @@
 #include "tools/checker.h"
 
 #include <dlfcn.h>
+#include <omp.h>
 #include <poll.h>
 #include <signal.h>
 #include <sys/mman.h>
@@ -89,9 +90,11 @@ void First(Place& p, const Place& o) {
 constexpr int kPlotLowExp = -24, kPlotHighExp = 8, kPlotPerOctave = 16;
 constexpr int kPlotSide = (kPlotHighExp - kPlotLowExp) * kPlotPerOctave;
 int PlotBin(float x) {
-  const double a = std::fabs(x);
-  if (!(a >= std::ldexp(1.0, kPlotLowExp))) return kPlotSide;
-  const int k = std::min(kPlotSide - 1, static_cast<int>((std::log2(a) - kPlotLowExp) * kPlotPerOctave));
+  // From the bits (a log2 per input would cost as much as the reference): the exponent and the top 4 fraction bits.
+  const uint32_t b = std::bit_cast<uint32_t>(x) & 0x7fffffffu;
+  const int e = static_cast<int>(b >> 23) - 127;
+  if (e < kPlotLowExp) return kPlotSide;
+  const int k = std::min(kPlotSide - 1, (e - kPlotLowExp) * kPlotPerOctave + static_cast<int>((b >> 19) & 15u));
   return x < 0 ? kPlotSide - 1 - k : kPlotSide + 1 + k;
 }
 
@@ -577,6 +580,10 @@ Child StartChild(const Spec& s, void* fn, const std::vector<Child>& others = {})
       close(o.command);
       close(o.done);
     }
+    // The checker's threads are the parallelism: a function that starts OpenMP teams with the default team size
+    // runs them on one thread here (teams of an explicit size are kept; their spin-waiting between calls is
+    // stopped by OMP_WAIT_POLICY=passive, which tools/main.cc sets for `check`).
+    omp_set_num_threads(1);
     ChildLoop(s, fn, c.buffer, to_child[0], from_child[1]);
   }
   close(to_child[0]);
