@@ -9,6 +9,7 @@ packages=(
   libclang-rt-14-dev  # libFuzzer and sanitizer runtimes for clang (tests/fuzz/run_fuzz.sh); clang only Recommends it
   libhwy-dev libgtest-dev libgmock-dev libbenchmark-dev libmpfr-dev libgmp-dev
   libcli11-dev libfmt-dev libdnnl-dev
+  libeigen3-dev  # Eigen, a peer `gelu check` judges (tests/check/peers_eigen.cc, docs/CHECK.md)
   sollya
   python3-numpy python3-torch python3-pytest python3-matplotlib python3-pybind11 pybind11-dev
   python3-mpmath python3-dev

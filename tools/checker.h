@@ -87,7 +87,6 @@ struct Judgement {
   Place worst;  // max error (NaN mismatches count as +inf: they are in the last bin and fail every profile)
   std::array<Place, kNumRegions> region_worst{};
   std::array<std::array<uint64_t, kNumBins>, kNumRegions> histogram{};
-  uint64_t misrounded = 0;  // results other than the correctly rounded value (NaN for NaN counts as right)
   std::array<uint64_t, kNumProfiles> profile_failures{};
   std::array<Place, kNumProfiles> profile_first{};  // the first input that fails each profile
   bool Meets(Profile p) const { return profile_failures[p] == 0; }
