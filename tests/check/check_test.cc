@@ -200,6 +200,20 @@ TEST_F(Check, RecordedPairsAndWriteInputsRoundTrip) {
   EXPECT_EQ(Slurp(dir_ / "p.svg").rfind("<svg", 0), 0u);
 }
 
+TEST_F(Check, RecordedBackwardPairsWithAGradient) {
+  // float16 backward with grad_out = x (any values): dx = grad_out * f'(x) from `gelu apply --backward`, judged
+  // with --dy against grad_out * f'(x) in double: within 1 ULP (the C API's claim: 0.5 + 2^-18 ULP).
+  const std::string x = (dir_ / "x.npy").string(), dx = (dir_ / "dx.npy").string();
+  ASSERT_EQ(Run({"--write-inputs", x, "--dtype", "float16"}).rc, 0);
+  const std::string apply = std::string(GELU_EXE) + " apply " + x + " " + dx + " --backward " + x;
+  ASSERT_EQ(std::system(apply.c_str()), 0);
+  const Result r = Run({"--x", x, "--y", dx, "--dy", x, "--backward", "--require", "ulp1"});
+  EXPECT_EQ(r.rc, 0) << r.out << r.err;
+  EXPECT_NE(r.out.find("backward none float16, 65536 inputs"), std::string::npos) << r.out;
+  // The same results judged as if grad_out were 1 are far off: the gradient is used.
+  EXPECT_EQ(Run({"--x", x, "--y", dx, "--backward", "--require", "ulp1"}).rc, 2);
+}
+
 TEST_F(Check, RefusesBadInput) {
   ExpectRefused(Run({"--lib", Lib("nope"), "--symbol", "f"}), "cannot load '");
   ExpectRefused(Run({"--lib", Lib("clean"), "--symbol", "nope"}), "no symbol 'nope' in '");
