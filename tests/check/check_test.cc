@@ -193,6 +193,12 @@ TEST_F(Check, NamesTheInputOfACrash) {
   EXPECT_FALSE(fs::exists(dir_ / "p.svg"));
 }
 
+TEST_F(Check, NamesTheChunkOfAHang) {
+  // x = 2 (a binade start: in the stratified sample) never returns; --timeout 1 s ends the wait and the child.
+  const Result r = Run({"--lib", Lib("hang"), "--symbol", "gelu_forward_f32_none", "--timeout", "1"});
+  ExpectRefused(r, "'gelu_forward_f32_none' did not return within 1 s on the chunk of inputs ");
+}
+
 TEST_F(Check, RecordedPairsAndWriteInputsRoundTrip) {
   // float16: all 65,536 inputs written, run through `gelu apply`, judged as pairs.
   const std::string x = (dir_ / "x.npy").string(), y = (dir_ / "y.npy").string();

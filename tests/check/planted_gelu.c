@@ -10,12 +10,14 @@
  *   FLUSHED_TAIL   forward float32: -0 for every x < -5.5 (the textbook formula's collapse)
  *   THREE_ULP      forward float32: 3 ULP high on [1.5, 1.5 + 2^-10)
  *   HALF_OFF       forward bfloat16: one result (x = 1.5) one unit high
- *   CRASH          forward float32: a crash (SIGSEGV) at x = 2.5 */
+ *   CRASH          forward float32: a crash (SIGSEGV) at x = 2.5
+ *   HANG           forward float32: never returns at x = 2 */
 #include <math.h>
 #include <signal.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "gelu/gelu.h"
 
@@ -46,6 +48,8 @@ static void Plant(const float* x, float* y, size_t n) {
     if (x[i] >= 1.5f && x[i] < 1.5f + 0x1p-10f) y[i] = Float(Bits(y[i]) + 3);
 #elif defined(PLANT_CRASH)
     if (x[i] == 2.5f) raise(SIGSEGV);
+#elif defined(PLANT_HANG)
+    while (x[i] == 2.0f) pause();
 #endif
   }
 }
