@@ -3,8 +3,7 @@
 
     >>> import torch, gelu.check
     >>> r = gelu.check.check(torch.nn.functional.gelu, dtype="bfloat16", device="cpu")
-    >>> r.meets("abs10eps"), r.meets("correctly-rounded")
-    (True, False)
+    >>> r.meets("abs10eps"), r.meets("correctly-rounded")  # profiles: ulp1, ulp4, torch, abs10eps, ...
     >>> print(r.report)  # the same report as `gelu check` (docs/CHECK.md)
 
 The inputs, the metric, the report and the profiles are those of `gelu check` (tools/checker.h, bound into
