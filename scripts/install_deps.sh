@@ -10,6 +10,7 @@ packages=(
   libclang-rt-14-dev  # libFuzzer and sanitizer runtimes for clang (tests/fuzz/run_fuzz.sh); clang only Recommends it
   libhwy-dev libgtest-dev libgmock-dev libbenchmark-dev libmpfr-dev libgmp-dev
   libcli11-dev libfmt-dev libdnnl-dev
+  libeigen3-dev  # Eigen, a peer `gelu check` judges (tests/check/peers_eigen.cc, docs/CHECK.md)
   sollya
   python3-dev python3-venv  # the headers the Python module compiles against; the venv of install_python_env.sh
   dataset-fashion-mnist  # /usr/share/datasets/fashion-mnist/*.gz, for python -m gelu.claims (docs/CLAIMS.md)

@@ -46,8 +46,21 @@ int RunCommandLine(std::vector<std::string> args) {
   app.footer("Examples:\n  gelu eval -a all --grad -- -1 0 1\n  gelu apply x.npy y.npy --approximate tanh\n"
              "  gelu report -o out\nDocumentation: docs/CLI.md");
   const std::vector<Command> commands = {AddEvalCommand(app),     AddApplyCommand(app), AddBenchCommand(app),
-                                         AddAccuracyCommand(app), AddPlotCommand(app),  AddReportCommand(app)};
+                                         AddAccuracyCommand(app), AddPlotCommand(app),  AddReportCommand(app),
+                                         AddCheckCommand(app)};
 
+  // An unknown command: CLI11 would answer "A subcommand is required"; name it and list the commands instead.
+  std::string names;
+  bool known = false;
+  for (const Command& c : commands) {
+    names += (names.empty() ? "" : ", ") + c.app->get_name();
+    known = known || (args.size() > 1 && c.app->check_name(args[1]));
+  }
+  if (args.size() > 1 && !args[1].empty() && args[1][0] != '-' && !known) {
+    std::fprintf(stderr, "gelu: unknown command '%s'; the commands are %s (gelu --help)\n", args[1].c_str(),
+                 names.c_str());
+    return static_cast<int>(CLI::ExitCodes::ExtrasError);
+  }
   TagNegativeNumbersAfterEval(args);
   std::vector<char*> argv;
   for (std::string& s : args) argv.push_back(s.data());

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // The subcommands of the `gelu` executable, one file each in tools/ (eval.cc, apply.cc, accuracy.cc, bench.cc,
-// plot.cc, report.cc): its options, what it computes, and Add<Name>Command, which registers it with CLI11.
+// plot.cc, report.cc, check.cc): its options, what it computes, and Add<Name>Command, which registers it with CLI11.
 // Each command prints its result to stdout and returns the process exit status; failures throw
 // gelu::cli::Failure (or npy::Error, gelu::Error, ReplaceFileError: each message names what failed), which
 // RunCommandLine turns into one line on stderr and exit status 1. Everything here is in the library gelu_cli_lib,
@@ -169,6 +169,9 @@ void PrepareOutputDirectory(const std::string& outdir, const std::vector<std::st
 void CheckPlotOptions(const PlotOptions& o);
 int RunPlot(const PlotOptions& o);
 Command AddPlotCommand(CLI::App& app);
+
+// ---- check ---- (tools/check.cc; the checker itself: tools/checker.h)
+Command AddCheckCommand(CLI::App& app);
 
 // ---- report ----
 struct ReportOptions {

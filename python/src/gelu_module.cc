@@ -12,13 +12,18 @@
 
 #include <algorithm>
 #include <bit>
+#include <chrono>
 #include <cstdint>
 #include <initializer_list>
+#include <span>
 #include <string>
 #include <vector>
 
 #include "gelu/gelu.h"
 #include "src/common/functions.h"
+#if defined(GELU_PYTHON_CHECK)
+#include "tools/checker.h"
+#endif
 #ifdef GELU_PYTHON_CUDA
 #include "gelu/gelu_cuda.h"
 #endif
@@ -457,6 +462,69 @@ void CudaBackwardPtr(std::uintptr_t g, std::uintptr_t x, std::uintptr_t out, siz
 }
 #endif
 
+#if defined(GELU_PYTHON_CHECK)
+// gelu.check's two steps in the checker of `gelu check` (tools/checker.h), so that Python judges with the same
+// inputs, metric and report: the inputs (float32 array: 16-bit types all 65,536 values, exact in float32; float32
+// the stratified sample), then the judging of the callable's results.
+gelu::check::Spec CheckSpec(const std::string& form, bool backward, const std::string& dtype) {
+  gelu::check::Spec s;
+  bool found = false;
+  for (int f = 0; f < gelu::common::kNumForms; ++f) {
+    if (form == gelu::common::kFormNames[f]) {
+      s.form = static_cast<gelu::Approximation>(f);
+      found = true;
+    }
+  }
+  if (!found) throw py::value_error("gelu.check: approximate must be none, tanh or sigmoid, not '" + form + "'");
+  s.backward = backward;
+  try {
+    s.type = gelu::check::ParseType(dtype);
+  } catch (const std::invalid_argument& e) {
+    throw py::value_error(std::string("gelu.check: ") + e.what());
+  }
+  return s;
+}
+
+// As bytes of float32 (gelu/check.py: numpy.frombuffer): arrays cross this boundary through the buffer protocol
+// only, which every NumPy the module meets supports.
+py::bytes CheckInputs(const std::string& form, bool backward, const std::string& dtype) {
+  const gelu::check::Spec s = CheckSpec(form, backward, dtype);
+  const std::vector<float> x =
+      s.type == gelu::check::Type::f32 ? gelu::check::StratifiedInputsF32(s) : gelu::check::AllHalfInputs(s.type);
+  return py::bytes(reinterpret_cast<const char*>(x.data()), x.size() * sizeof(float));
+}
+
+std::span<const float> Float32Vector(const py::buffer_info& b, const char* name) {
+  if (b.format != py::format_descriptor<float>::format() || b.ndim != 1 || (b.size > 1 && b.strides[0] != 4)) {
+    throw py::value_error(std::string("gelu.check: ") + name + " must be a contiguous 1-D float32 array");
+  }
+  return {static_cast<const float*>(b.ptr), static_cast<size_t>(b.size)};
+}
+
+// (report in `format`, the JSON report) for results y at inputs x (float32 arrays of the same length).
+py::tuple CheckJudge(py::buffer xb, py::buffer yb, const std::string& form, bool backward, const std::string& dtype,
+                     const std::string& format, const std::string& coverage) {
+  const gelu::check::Spec s = CheckSpec(form, backward, dtype);
+  const py::buffer_info xi = xb.request(), yi = yb.request();
+  const std::span<const float> x = Float32Vector(xi, "x"), y = Float32Vector(yi, "y");
+  if (x.size() != y.size()) throw py::value_error("gelu.check: x and y differ in size");
+  gelu::check::Findings f = gelu::check::NewFindings(s);
+  {
+    py::gil_scoped_release release;
+    const auto t0 = std::chrono::steady_clock::now();
+    gelu::check::Judge(s, x, y, {}, 0, f);
+    f.true_cutoff = gelu::check::TrueTailCutoff(s);
+    f.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  }
+  f.coverage = coverage;
+  const auto fmt = format == "markdown" ? gelu::check::ReportFormat::markdown
+                   : format == "json"   ? gelu::check::ReportFormat::json
+                                        : gelu::check::ReportFormat::table;
+  return py::make_tuple(gelu::check::FormatFindings(f, fmt),
+                        gelu::check::FormatFindings(f, gelu::check::ReportFormat::json));
+}
+#endif
+
 }  // namespace
 
 PYBIND11_MODULE(_gelu, m) {
@@ -553,4 +621,11 @@ or x is. The GIL is released while the library runs.
       },
       "The named GELU variants the library computes (Hugging Face ACT2FN names, docs/VARIANTS.md), in the C API's "
       "order, e.g. 'gelu', 'gelu_new', 'gelu_fast', 'quick_gelu'.");
+#if defined(GELU_PYTHON_CHECK)
+  m.def("_check_inputs", &CheckInputs, py::arg("approximate"), py::arg("backward"), py::arg("dtype"),
+        "gelu.check's inputs (tools/checker.h), as the bytes of a float32 array.");
+  m.def("_check_judge", &CheckJudge, py::arg("x"), py::arg("y"), py::arg("approximate"), py::arg("backward"),
+        py::arg("dtype"), py::arg("format"), py::arg("coverage"),
+        "Judges results y at x: (report in format, JSON report).");
+#endif
 }

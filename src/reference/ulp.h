@@ -40,6 +40,20 @@ inline double UlpErrorF32(float y, double r) {
   return std::fabs(static_cast<double>(y) - r) / UlpF32(r);
 }
 
+// The same metric in a binary format of `precision` bits (implicit bit included) whose smallest normal number
+// is 2^(min_exponent - 1) (frexp exponent min_exponent): ulp(r) = 2^(max(e, min_exponent) - precision), the
+// subnormal spacing below. bfloat16 is (8, -125), binary16 (11, -13), float32 (24, -125), where it equals
+// UlpErrorF32 (which the float32 claims use directly). `gelu check` judges 16-bit results with it.
+inline double UlpErrorIn(float y, double r, int precision, int min_exponent) {
+  if (std::isnan(r) || std::isnan(y)) return std::isnan(r) && std::isnan(y) ? 0.0 : std::numeric_limits<double>::infinity();
+  if (std::isinf(r) || std::isinf(y)) return static_cast<double>(y) == r ? 0.0 : std::numeric_limits<double>::infinity();
+  if (y == 0 && std::signbit(y) != std::signbit(r)) return std::numeric_limits<double>::infinity();
+  int e = 0;
+  std::frexp(r, &e);
+  if (r == 0) e = min_exponent;
+  return std::fabs(static_cast<double>(y) - r) / std::ldexp(1.0, std::max(e, min_exponent) - precision);
+}
+
 // The derivatives cross zero (x ~ -0.7518 for all three forms), where relative error is meaningless; in the
 // near-root window of src/common/functions.h (-2 < x < 0, |f'(x)| < 2^-8) the claim is an absolute error instead,
 // reported in units of 2^-24 ("abs24", the float32 bound).

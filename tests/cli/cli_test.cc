@@ -324,7 +324,7 @@ TEST_F(Cli, UnwritableStdoutAndUnreadableStdinFail) {
 }
 
 TEST_F(Cli, HelpAndUsageErrors) {
-  for (const char* sub : {"eval", "apply", "bench", "accuracy", "plot", "report"}) {
+  for (const char* sub : {"eval", "apply", "bench", "accuracy", "plot", "report", "check"}) {
     const Result r = Run({sub, "--help"});
     EXPECT_EQ(r.rc, 0) << sub;
     EXPECT_NE(r.out.find("Usage"), std::string::npos) << sub;
@@ -337,7 +337,8 @@ TEST_F(Cli, HelpAndUsageErrors) {
   // Usage errors: non-zero status, the reason on stderr, nothing on stdout.
   for (const auto& [args, reason] : std::vector<std::pair<std::vector<std::string>, std::string>>{
            {{}, "A subcommand is required"},
-           {{"frobnicate"}, "A subcommand is required"},
+           {{"frobnicate"},
+            "gelu: unknown command 'frobnicate'; the commands are eval, apply, bench, accuracy, plot, report, check"},
            {{"apply", "only-one-arg.npy"}, "OUT is required"}}) {
     const Result r = Run(args);
     EXPECT_NE(r.rc, 0) << reason;

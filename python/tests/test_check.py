@@ -1,0 +1,66 @@
+# SPDX-License-Identifier: Apache-2.0
+"""gelu.check (python/gelu/check.py): a Python callable judged by the checker of `gelu check`."""
+import math
+
+import numpy as np
+import pytest
+import torch
+
+import gelu
+import gelu.check
+
+
+def test_library_forward_is_correctly_rounded_in_float16_through_the_checker():
+    for form in ("none", "tanh", "sigmoid"):
+        r = gelu.check.check(lambda x: gelu.forward(x, approximate=form), approximate=form, dtype="float16",
+                             require="correctly-rounded")
+        assert r.findings["inputs"] == 65536
+        assert r.findings["own"]["misrounded"] == 0
+
+
+def test_library_float32_meets_its_bound_through_the_checker():
+    r = gelu.check.check(gelu.forward, require="ulp1")
+    assert r.max_ulp <= 1
+    r = gelu.check.check(lambda dy, x: gelu.backward(dy, x, approximate="tanh"), approximate="tanh", backward=True)
+    assert r.max_ulp <= 2
+
+
+def test_names_a_planted_wrong_result():
+    # One float32 result 5 ULP high at x = 1 (a binade start: in the sample): the max error is there, ulp4 fails.
+    def planted(x):
+        y = gelu.forward(x)
+        y[x == np.float32(1.0)] = np.nextafter(np.nextafter(np.nextafter(np.nextafter(np.nextafter(
+            y[x == np.float32(1.0)], np.inf), np.inf), np.inf), np.inf), np.inf)
+        return y
+    r = gelu.check.check(planted)
+    worst = r.findings["own"]["max_error"]
+    assert worst["x"] == 1.0 and 4.5 < worst["error"] <= 5.5
+    assert not r.meets("ulp4")
+    with pytest.raises(AssertionError, match="fails the profile ulp4"):
+        gelu.check.check(planted, require="ulp4")
+
+
+def test_torch_callable_on_tensors_bfloat16():
+    # Chunks go to the callable as torch.bfloat16 tensors; its answers are what the checker reports.
+    f = torch.nn.functional.gelu
+    r = gelu.check.check(f, dtype="bfloat16", device="cpu")
+    assert r.findings["inputs"] == 65536
+    own = f(torch.tensor([-math.inf], dtype=torch.bfloat16)).float().item()
+    special = r.findings["specials"]["-inf"]
+    assert (math.isnan(own) and special["y"] == "nan") or special["y"] == own
+    assert "forward none bfloat16" in r.report
+
+
+def test_bad_callables_and_arguments():
+    with pytest.raises(ValueError, match="shape"):
+        gelu.check.check(lambda x: gelu.forward(x)[:-1])
+    with pytest.raises(ValueError, match="dtype float64"):
+        gelu.check.check(lambda x: gelu.forward(x.astype(np.float64)))
+    with pytest.raises(ValueError, match="not a NumPy array"):
+        gelu.check.check(lambda x: list(x))
+    with pytest.raises(ValueError, match="NumPy has no bfloat16"):
+        gelu.check.check(gelu.forward, dtype="bfloat16")
+    with pytest.raises(ValueError, match="unknown profile 'ulp2'"):
+        gelu.check.check(gelu.forward, dtype="float16").meets("ulp2")
+    with pytest.raises(ValueError, match="approximate must be"):
+        gelu.check.check(gelu.forward, approximate="erf")

@@ -1,0 +1,759 @@
+// SPDX-License-Identifier: Apache-2.0
+// The checker of tools/checker.h: inputs, judging against the reference, the report, and running a library's
+// function in child processes.
+#include "tools/checker.h"
+
+#include <dlfcn.h>
+#include <omp.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <bit>
+#include <cerrno>
+#include <cfloat>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <limits>
+#include <mutex>
+#include <stdexcept>
+#include <thread>
+
+#include <fmt/format.h>
+
+#include "src/common/half.h"
+#include "src/reference/reference.h"
+#include "src/reference/ulp.h"
+#include "tools/cli_helpers.h"
+
+namespace gelu::check {
+namespace {
+
+constexpr double kInf = std::numeric_limits<double>::infinity();
+
+reference::Form RefForm(Approximation a) { return static_cast<reference::Form>(static_cast<int>(a)); }
+
+// f or f' of the form, in double, at float x. The forward takes the half-precision kernels' tiny-x correction
+// (src/common/half.h: f(x) lies strictly above x/2 where the double sum cannot see it, which decides the rounding
+// of x/2 at subnormal midpoints); elsewhere it moves the value by less than the reference's own error.
+double Reference(float x, Approximation form, bool backward) {
+  if (backward) return reference::Derivative(x, RefForm(form));
+  return common::TinyForwardNudge(x, reference::Forward(x, RefForm(form)));
+}
+
+// The x interval where |f'| < 2^-8 around the root of f' (-2 < x < 0): common::kNearRoot's window in x, found by
+// bisection on the reference derivative, which increases through its root there.
+std::pair<double, double> NearRootInterval(Approximation form) {
+  const auto solve = [&](double target) {
+    double lo = -2.0, hi = -0.3;  // f'(lo) < target < f'(hi) for both targets
+    for (int i = 0; i < 80; ++i) {
+      const double mid = 0.5 * (lo + hi);
+      (reference::Derivative(mid, RefForm(form)) < target ? lo : hi) = mid;
+    }
+    return 0.5 * (lo + hi);
+  };
+  return {solve(-common::kNearRoot.max_derivative), solve(common::kNearRoot.max_derivative)};
+}
+
+int Bin(double e) {
+  if (e == 0) return 0;
+  if (e <= 0.5) return 1;
+  if (e <= 1) return 2;
+  if (e <= 2) return 3;
+  if (e <= 4) return 4;
+  if (e <= 16) return 5;
+  if (e <= 256) return 6;
+  if (e < kInf) return 7;
+  return 8;
+}
+
+bool SameResult(float y, float e) {
+  if (std::isnan(y) || std::isnan(e)) return std::isnan(y) && std::isnan(e);
+  return y == e && std::signbit(y) == std::signbit(e);
+}
+
+void Raise(Place& p, const Place& o) {
+  if (o.index == UINT64_MAX) return;
+  if (p.index == UINT64_MAX || o.error > p.error || (o.error == p.error && o.index < p.index)) p = o;
+}
+void First(Place& p, const Place& o) {
+  if (o.index != UINT64_MAX && (p.index == UINT64_MAX || o.index < p.index)) p = o;
+}
+
+// The plot's bins of x: 16 per octave over 2^-24 <= |x| < 2^8 on each side, |x| below that in the middle bin.
+constexpr int kPlotLowExp = -24, kPlotHighExp = 8, kPlotPerOctave = 16;
+constexpr int kPlotSide = (kPlotHighExp - kPlotLowExp) * kPlotPerOctave;
+int PlotBin(float x) {
+  // From the bits (a log2 per input would cost as much as the reference): the exponent and the top 4 fraction bits.
+  const uint32_t b = std::bit_cast<uint32_t>(x) & 0x7fffffffu;
+  const int e = static_cast<int>(b >> 23) - 127;
+  if (e < kPlotLowExp) return kPlotSide;
+  const int k = std::min(kPlotSide - 1, (e - kPlotLowExp) * kPlotPerOctave + static_cast<int>((b >> 19) & 15u));
+  return x < 0 ? kPlotSide - 1 - k : kPlotSide + 1 + k;
+}
+
+void JudgeOne(const Spec& s, const TypeInfo& info, float x, float y, float dy, double r, float expected,
+              bool near_root_x, uint64_t index, Judgement& j, std::vector<double>* plot) {
+  // The error: ULP of the type, or inside a derivative's near-root window absolute / (|dy| 2^-precision).
+  double e;
+  const double fprime = dy != 0 ? r / dy : 0;
+  if (s.backward && dy != 0 && !std::isnan(r) && common::InNearRootWindow(x, fprime)) {
+    e = reference::PairError(y, r, std::fabs(static_cast<double>(y) - r) / (std::fabs(dy) * std::ldexp(1.0, -info.precision)));
+  } else {
+    e = reference::PairError(y, r, s.type == Type::f32 ? reference::UlpErrorF32(y, r)
+                                                       : reference::UlpErrorIn(y, r, info.precision, info.min_exponent));
+  }
+  if (std::isnan(e)) e = kInf;  // a NaN mismatch: worse than any number
+  const Place here{e, x, y, r, index};
+  Raise(j.worst, here);
+  const double ax = std::fabs(x);
+  const double min_normal = std::ldexp(1.0, info.min_exponent - 1);
+  bool in[kNumRegions] = {ax < 4, x <= -4, x >= 4, expected != 0 && std::fabs(expected) < min_normal, near_root_x};
+  for (int k = 0; k < kNumRegions; ++k) {
+    if (!in[k]) continue;
+    ++j.histogram[k][Bin(e)];
+    Raise(j.region_worst[k], here);
+  }
+  bool torch_ok;
+  if (std::isnan(expected) || std::isnan(y) || std::isinf(expected) || std::isinf(y)) {
+    torch_ok = SameResult(y, expected);
+  } else {
+    torch_ok = std::fabs(static_cast<double>(y) - expected) <= info.torch_atol + info.torch_rtol * std::fabs(expected);
+  }
+  const bool abs_ok = !(ax <= 10) || std::fabs(static_cast<double>(y) - r) <= 10 * info.eps;
+  const bool ok[kNumProfiles] = {e <= 1, e <= 4, torch_ok, abs_ok, SameResult(y, expected)};
+  for (int p = 0; p < kNumProfiles; ++p) {
+    if (ok[p]) continue;
+    if (j.profile_failures[p]++ == 0 || index < j.profile_first[p].index) j.profile_first[p] = here;
+  }
+  if (plot != nullptr && !std::isinf(x) && !std::isnan(x)) {
+    double& m = (*plot)[static_cast<size_t>(PlotBin(x))];
+    m = std::max(m, std::min(e, 1e30));
+  }
+}
+
+std::string Hex(double v) { return fmt::format("{:a}", v); }
+std::string Dec(double v) { return fmt::format("{:.9g}", v); }
+
+}  // namespace
+
+const char* TypeName(Type t) { return t == Type::f32 ? "float32" : t == Type::bf16 ? "bfloat16" : "float16"; }
+Type ParseType(const std::string& s) {
+  for (Type t : {Type::f32, Type::bf16, Type::f16}) {
+    if (s == TypeName(t)) return t;
+  }
+  throw std::invalid_argument("--dtype must be float32, bfloat16 or float16, not '" + s + "'");
+}
+const TypeInfo& Info(Type t) {
+  static const TypeInfo kF32{24, -125, 0x1p-23, 1.3e-6, 1e-5};
+  static const TypeInfo kBf16{8, -125, 0x1p-7, 1.6e-2, 1e-5};
+  static const TypeInfo kF16{11, -13, 0x1p-10, 1e-3, 1e-5};
+  return t == Type::f32 ? kF32 : t == Type::bf16 ? kBf16 : kF16;
+}
+float FromBits(Type t, uint16_t bits) { return t == Type::bf16 ? common::Bf16ToFloat(bits) : common::F16ToFloat(bits); }
+float RoundTo(Type t, double v) {
+  if (t == Type::f32) return static_cast<float>(v);
+  return FromBits(t, t == Type::bf16 ? common::DoubleToBf16(v) : common::DoubleToF16(v));
+}
+bool IsRepresentable(Type t, float v) { return std::isnan(v) || SameResult(RoundTo(t, v), v); }
+uint16_t ToBits(Type t, float v) { return t == Type::bf16 ? common::DoubleToBf16(v) : common::DoubleToF16(v); }
+
+std::string Describe(const Spec& s) {
+  return fmt::format("{} {} {}", s.backward ? "backward" : "forward", to_string(s.form), TypeName(s.type));
+}
+
+std::vector<float> AllHalfInputs(Type t) {
+  std::vector<float> x(65536);
+  for (uint32_t b = 0; b < 65536; ++b) x[b] = FromBits(t, static_cast<uint16_t>(b));
+  return x;
+}
+
+float TrueTailCutoff(const Spec& s) {
+  // Over negative finite values ordered by magnitude (bit patterns), the results are nonzero up to some
+  // magnitude and zero (rounded) beyond: bisect on the bit pattern of |x|.
+  const uint32_t top = s.type == Type::f32 ? 0x7f7fffffu : s.type == Type::bf16 ? 0x7f7fu : 0x7bffu;
+  const auto value = [&](uint32_t b) {
+    return s.type == Type::f32 ? -std::bit_cast<float>(b) : -FromBits(s.type, static_cast<uint16_t>(b));
+  };
+  const auto nonzero = [&](uint32_t b) { return RoundTo(s.type, Reference(value(b), s.form, s.backward)) != 0; };
+  uint32_t lo = 1, hi = top;  // nonzero at lo (the smallest subnormal); hi: zero, else the whole range is nonzero
+  if (nonzero(hi)) return value(hi);
+  while (hi - lo > 1) {
+    const uint32_t mid = lo + (hi - lo) / 2;
+    (nonzero(mid) ? lo : hi) = mid;
+  }
+  return value(lo);
+}
+
+std::vector<float> StratifiedInputsF32(const Spec& s) {
+  std::vector<float> x;
+  for (uint32_t sign : {0u, 0x80000000u}) {
+    for (uint32_t e = 0; e < 255; ++e) {  // every binade, subnormals (e = 0) included: 64 values, ends included
+      for (uint32_t k = 0; k <= 64; ++k) {
+        const uint32_t m = k == 64 ? 0x7fffffu : k * (0x800000u / 64) + (k * 7919u) % (0x800000u / 64);
+        x.push_back(std::bit_cast<float>(sign | (e << 23) | m));
+      }
+    }
+  }
+  constexpr int kGrid = 1 << 16;
+  for (int i = 0; i < kGrid; ++i) x.push_back(static_cast<float>(-10.0 + 20.0 * (i + 0.5) / kGrid));
+  const auto [near_lo, near_hi] = NearRootInterval(s.form);
+  std::vector<float> points = {0.0f, FLT_MIN, -FLT_MIN, 4.0f, -4.0f, 10.0f, -10.0f, TrueTailCutoff(s),
+                               static_cast<float>(near_lo), static_cast<float>(near_hi),
+                               static_cast<float>(0.5 * (near_lo + near_hi))};
+  // Where f(x) rounds to x (forward) or f'(x) to 1 (backward): the first positive x, by bisection on the bits.
+  {
+    uint32_t lo = 0x3f800000u, hi = 0x42800000u;  // 1 (not yet), 64 (already)
+    const auto done = [&](uint32_t b) {
+      const float v = std::bit_cast<float>(b);
+      return static_cast<float>(Reference(v, s.form, s.backward)) == (s.backward ? 1.0f : v);
+    };
+    while (hi - lo > 1) {
+      const uint32_t mid = lo + (hi - lo) / 2;
+      (done(mid) ? hi : lo) = mid;
+    }
+    points.push_back(std::bit_cast<float>(hi));
+  }
+  for (float p : points) {
+    float lo = p, hi = p;
+    x.push_back(p);
+    for (int k = 0; k < 64; ++k) {
+      lo = std::nextafter(lo, -INFINITY);
+      hi = std::nextafter(hi, INFINITY);
+      x.push_back(lo);
+      x.push_back(hi);
+    }
+  }
+  for (float v : {INFINITY, -INFINITY, NAN, -0.0f, FLT_MAX, -FLT_MAX, FLT_TRUE_MIN, -FLT_TRUE_MIN}) x.push_back(v);
+  std::vector<uint32_t> bits(x.size());
+  for (size_t i = 0; i < x.size(); ++i) bits[i] = std::bit_cast<uint32_t>(x[i]);
+  std::sort(bits.begin(), bits.end());
+  bits.erase(std::unique(bits.begin(), bits.end()), bits.end());
+  x.resize(bits.size());
+  for (size_t i = 0; i < bits.size(); ++i) x[i] = std::bit_cast<float>(bits[i]);
+  return x;
+}
+
+bool Special::ok() const { return SameResult(y, expected); }
+
+void Judgement::Merge(const Judgement& o) {
+  Raise(worst, o.worst);
+  for (int k = 0; k < kNumRegions; ++k) {
+    Raise(region_worst[k], o.region_worst[k]);
+    for (int b = 0; b < kNumBins; ++b) histogram[k][b] += o.histogram[k][b];
+  }
+  for (int p = 0; p < kNumProfiles; ++p) {
+    profile_failures[p] += o.profile_failures[p];
+    First(profile_first[p], o.profile_first[p]);
+  }
+}
+
+namespace {
+float MinNan(float a, float b) { return std::isnan(a) ? b : std::isnan(b) ? a : std::min(a, b); }
+}  // namespace
+
+void Findings::Merge(const Findings& o) {
+  inputs += o.inputs;
+  own.Merge(o.own);
+  exact.Merge(o.exact);
+  for (int k = 0; k < kNumSpecials; ++k) {
+    if (o.specials[k].seen && !specials[k].seen) specials[k] = o.specials[k];
+  }
+  cutoff = MinNan(cutoff, o.cutoff);
+  cutoff_expected = MinNan(cutoff_expected, o.cutoff_expected);
+  subnormal_expected += o.subnormal_expected;
+  subnormal_flushed += o.subnormal_flushed;
+  subnormal_inputs += o.subnormal_inputs;
+  subnormal_inputs_zeroed += o.subnormal_inputs_zeroed;
+  for (size_t i = 0; i < plot_max.size() && i < o.plot_max.size(); ++i) plot_max[i] = std::max(plot_max[i], o.plot_max[i]);
+}
+
+Findings NewFindings(const Spec& s) {
+  Findings f;
+  f.spec = s;
+  f.plot_max.assign(2 * kPlotSide + 1, 0.0);
+  f.inputs = 0;
+  return f;
+}
+
+void Judge(const Spec& s, std::span<const float> x, std::span<const float> y, std::span<const float> dy,
+           uint64_t index0, Findings& f) {
+  const TypeInfo& info = Info(s.type);
+  static const std::pair<double, double> kNear[3] = {NearRootInterval(Approximation::none),
+                                                     NearRootInterval(Approximation::tanh),
+                                                     NearRootInterval(Approximation::sigmoid)};
+  const auto [near_lo, near_hi] = kNear[static_cast<int>(s.form)];
+  const double min_normal = std::ldexp(1.0, info.min_exponent - 1);
+  const bool same_form = s.form == Approximation::none;
+  for (size_t i = 0; i < x.size(); ++i) {
+    const float xi = x[i], yi = y[i], g = dy.empty() ? 1.0f : dy[i];
+    const uint64_t index = index0 + i;
+    double r = Reference(xi, s.form, s.backward);
+    if (s.backward) r *= g;
+    const float expected = RoundTo(s.type, r);
+    const bool near = xi > near_lo && xi < near_hi;
+    JudgeOne(s, info, xi, yi, g, r, expected, near, index, f.own, &f.plot_max);
+    if (!same_form) {  // form none: the exact judgement is the own one, copied below
+      double re = Reference(xi, Approximation::none, s.backward);
+      if (s.backward) re *= g;
+      JudgeOne(s, info, xi, yi, g, re, RoundTo(s.type, re), near, index, f.exact, nullptr);
+    }
+    int special = -1;
+    if (xi == 0) special = std::signbit(xi) ? 1 : 0;
+    else if (std::isinf(xi)) special = xi > 0 ? 2 : 3;
+    else if (std::isnan(xi)) special = 4;
+    if (special >= 0 && !f.specials[special].seen) f.specials[special] = {xi, yi, expected, true};
+    if (std::isfinite(xi) && xi < 0) {
+      if (yi != 0 && !std::isnan(yi)) f.cutoff = MinNan(f.cutoff, xi);
+      if (expected != 0) f.cutoff_expected = MinNan(f.cutoff_expected, xi);
+    }
+    // Flushed: 0 for a result of at least the smallest subnormal (a 0 for r below it is a rounding, at most 1 ULP).
+    const double min_subnormal = std::ldexp(1.0, info.min_exponent - info.precision);
+    if (std::fabs(r) >= min_subnormal && std::fabs(expected) < min_normal) {
+      ++f.subnormal_expected;
+      if (yi == 0) ++f.subnormal_flushed;
+    }
+    if (xi != 0 && std::fabs(xi) < min_normal && std::fabs(r) >= min_subnormal) {
+      ++f.subnormal_inputs;
+      if (yi == 0) ++f.subnormal_inputs_zeroed;
+    }
+  }
+  f.inputs += x.size();
+  if (same_form) f.exact = f.own;
+}
+
+std::pair<Profile, bool> ParseProfile(const std::string& name) {
+  const bool exact = name.rfind("exact:", 0) == 0;
+  const std::string base = exact ? name.substr(6) : name;
+  for (int p = 0; p < kNumProfiles; ++p) {
+    if (base == kProfileNames[p]) return {static_cast<Profile>(p), exact};
+  }
+  throw std::invalid_argument("unknown profile '" + name + "': the profiles are " + ProfileChoices() +
+                              ", each also as exact:NAME (judged against the exact GELU)");
+}
+std::string ProfileChoices() {
+  std::string s;
+  for (int p = 0; p < kNumProfiles; ++p) s += (p ? ", " : "") + std::string(kProfileNames[p]);
+  return s;
+}
+bool Meets(const Findings& f, const std::string& profile) {
+  const auto [p, exact] = ParseProfile(profile);
+  return (exact ? f.exact : f.own).Meets(p);
+}
+
+namespace {
+
+std::string PlaceText(const Place& p) {
+  if (p.index == UINT64_MAX) return "-";
+  return fmt::format("{:.4g} at x = {} ({}): y = {}, reference {}", p.error, Hex(p.x), Dec(p.x), Dec(p.y), Dec(p.r));
+}
+std::string ErrorText(double e) { return e == kInf ? "inf" : fmt::format("{:.4g}", e); }
+
+std::string JsonPlace(const Place& p) {
+  if (p.index == UINT64_MAX) return "null";
+  return fmt::format("{{\"error\": {}, \"x\": {}, \"x_hex\": \"{}\", \"y\": {}, \"reference\": {}, \"index\": {}}}",
+                     cli::JsonNumber(p.error), cli::JsonNumber(p.x), Hex(p.x), cli::JsonNumber(p.y),
+                     cli::JsonNumber(p.r), p.index);
+}
+
+std::string JsonJudgement(const Judgement& j) {
+  std::string s = fmt::format("{{\"max_error\": {}, \"regions\": {{", JsonPlace(j.worst));
+  for (int k = 0; k < kNumRegions; ++k) {
+    s += fmt::format("{}\"{}\": {{\"worst\": {}, \"histogram\": {{", k ? ", " : "", kRegionNames[k],
+                     JsonPlace(j.region_worst[k]));
+    for (int b = 0; b < kNumBins; ++b) s += fmt::format("{}\"{}\": {}", b ? ", " : "", kBinNames[b], j.histogram[k][b]);
+    s += "}}";
+  }
+  s += fmt::format("}}, \"misrounded\": {}, \"profiles\": {{", j.profile_failures[kCorrectlyRounded]);
+  for (int p = 0; p < kNumProfiles; ++p) {
+    s += fmt::format("{}\"{}\": {{\"pass\": {}, \"failures\": {}, \"first\": {}}}", p ? ", " : "", kProfileNames[p],
+                     j.Meets(static_cast<Profile>(p)) ? "true" : "false", j.profile_failures[p],
+                     JsonPlace(j.profile_first[p]));
+  }
+  return s + "}}";
+}
+
+std::string CutoffText(float v) { return std::isnan(v) ? "none" : fmt::format("{} ({})", Hex(v), Dec(v)); }
+
+}  // namespace
+
+std::string FormatFindings(const Findings& f, ReportFormat format) {
+  const bool same = f.spec.form == Approximation::none;
+  const TypeInfo& info = Info(f.spec.type);
+  if (format == ReportFormat::json) {
+    std::string s = fmt::format(
+        "{{\n  \"function\": \"{}\", \"inputs\": {}, \"coverage\": {}, \"seconds\": {:.3f},\n  \"own\": {},\n"
+        "  \"exact\": {},\n  \"specials\": {{",
+        Describe(f.spec), f.inputs, cli::JsonString(f.coverage), f.seconds, JsonJudgement(f.own),
+        JsonJudgement(f.exact));
+    for (int k = 0; k < kNumSpecials; ++k) {
+      const Special& sp = f.specials[k];
+      s += fmt::format("{}\"{}\": {}", k ? ", " : "", kSpecialNames[k],
+                       sp.seen ? fmt::format("{{\"y\": {}, \"expected\": {}, \"ok\": {}, \"y_negative\": {}}}",
+                                             cli::JsonNumber(sp.y), cli::JsonNumber(sp.expected), sp.ok() ? "true" : "false",
+                                             std::signbit(sp.y) ? "true" : "false")
+                               : "null");
+    }
+    s += fmt::format(
+        "}},\n  \"tail_cutoff\": {}, \"tail_cutoff_expected\": {}, \"true_tail_cutoff\": {},\n"
+        "  \"subnormal_results_expected\": {}, \"subnormal_results_flushed\": {}, \"subnormal_inputs\": {}, "
+        "\"subnormal_inputs_zeroed\": {}\n}}\n",
+        cli::JsonNumber(f.cutoff), cli::JsonNumber(f.cutoff_expected), cli::JsonNumber(f.true_cutoff),
+        f.subnormal_expected, f.subnormal_flushed, f.subnormal_inputs, f.subnormal_inputs_zeroed);
+    return s;
+  }
+  const bool md = format == ReportFormat::markdown;
+  std::string s;
+  const auto row = [&](std::vector<std::string> cells, const std::vector<int>& widths) {
+    if (md) {
+      std::string line = "|";
+      for (auto& c : cells) line += " " + c + " |";
+      return line + "\n";
+    }
+    std::string line;
+    for (size_t i = 0; i < cells.size(); ++i) line += fmt::format("{:<{}} ", cells[i], i < widths.size() ? widths[i] : 0);
+    while (!line.empty() && line.back() == ' ') line.pop_back();
+    return line + "\n";
+  };
+  const auto rule = [&](size_t n) {
+    if (!md) return std::string();
+    std::string line = "|";
+    for (size_t i = 0; i < n; ++i) line += "---|";
+    return line + "\n";
+  };
+  s += fmt::format("{}gelu check: {}, {} inputs ({}) in {}\n\n", md ? "### " : "", Describe(f.spec), f.inputs,
+                   f.coverage, cli::Duration(f.seconds));
+  s += fmt::format("Error in ULP of {} (in the near-root window of a derivative: |error| / 2^-{}); "
+                   "NaN, inf or zero-sign mismatch = inf.\n\n",
+                   TypeName(f.spec.type), info.precision);
+  s += row({"against", "max error and where"}, {24});
+  s += rule(2);
+  s += row({"the form's formula", PlaceText(f.own.worst)}, {24});
+  if (!same) s += row({"the exact GELU", PlaceText(f.exact.worst)}, {24});
+  s += "\n";
+  std::vector<std::string> head = {"region (own formula)", "max"};
+  for (const char* b : kBinNames) head.push_back(b);
+  std::vector<int> w = {22, 10};
+  for (int b = 0; b < kNumBins; ++b) w.push_back(b == kNumBins - 1 ? 12 : 10);
+  s += row(head, w);
+  s += rule(head.size());
+  for (int k = 0; k < kNumRegions; ++k) {
+    const Place& p = f.own.region_worst[k];
+    std::vector<std::string> cells = {kRegionNames[k], p.index == UINT64_MAX ? "-" : ErrorText(p.error)};
+    for (int b = 0; b < kNumBins; ++b) cells.push_back(fmt::format("{}", f.own.histogram[k][b]));
+    s += row(cells, w);
+  }
+  s += "\n";
+  s += fmt::format("tail cutoff (most negative x with a nonzero result): {}; expected over these inputs: {}; true: {}\n",
+                   CutoffText(f.cutoff), CutoffText(f.cutoff_expected), CutoffText(f.true_cutoff));
+  std::string specials;
+  for (int k = 0; k < kNumSpecials; ++k) {
+    const Special& sp = f.specials[k];
+    if (!sp.seen) continue;
+    specials += fmt::format("{}{} -> {} ({}{})", specials.empty() ? "" : ", ", kSpecialNames[k], sp.y,
+                            sp.ok() ? "ok" : "expected ", sp.ok() ? "" : fmt::format("{}", sp.expected));
+  }
+  s += "special values: " + (specials.empty() ? std::string("none among the inputs") : specials) + "\n";
+  s += fmt::format("flush to zero: {} of {} subnormal results given as 0; {} of {} subnormal inputs with a nonzero "
+                   "result gave 0\n",
+                   f.subnormal_flushed, f.subnormal_expected, f.subnormal_inputs_zeroed, f.subnormal_inputs);
+  s += fmt::format("misrounded (not the correctly rounded value): {} of {}\n\n", f.own.profile_failures[kCorrectlyRounded],
+                   f.inputs);
+  s += row({"profile", "own formula", same ? "" : "exact GELU", "first failure (own formula)"}, {20, 12, same ? 0 : 12});
+  s += rule(4);
+  for (int p = 0; p < kNumProfiles; ++p) {
+    const auto verdict = [&](const Judgement& j) {
+      return j.Meets(static_cast<Profile>(p)) ? std::string("PASS")
+                                              : fmt::format("FAIL ({})", j.profile_failures[p]);
+    };
+    const Place& first = f.own.profile_first[p];
+    s += row({kProfileNames[p], verdict(f.own), same ? "" : verdict(f.exact),
+              first.index == UINT64_MAX ? "-" : fmt::format("x = {} ({}): y = {}, reference {}", Hex(first.x),
+                                                            Dec(first.x), Dec(first.y), Dec(first.r))},
+             {20, 12, same ? 0 : 12});
+  }
+  return s;
+}
+
+std::string PlotSvg(const Findings& f) {
+  constexpr int kW = 900, kH = 420, kL = 60, kB = 40, kT = 30;
+  const int n = static_cast<int>(f.plot_max.size());
+  // y: log10 of the error, from 1e-3 to 1e6 ULP; 0 and below at the bottom.
+  const auto ypix = [&](double e) {
+    const double l = std::clamp(std::log10(std::max(e, 1e-3)), -3.0, 6.0);
+    return kT + (kH - kT - kB) * (6.0 - l) / 9.0;
+  };
+  std::string s = fmt::format(
+      "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{}\" height=\"{}\" font-family=\"sans-serif\" "
+      "font-size=\"11\">\n<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n"
+      "<text x=\"{}\" y=\"18\">{}: max ULP error (own formula) against x, symmetric log x</text>\n",
+      kW, kH, kL, Describe(f.spec));
+  for (int l = -3; l <= 6; ++l) {
+    s += fmt::format("<line x1=\"{}\" x2=\"{}\" y1=\"{:.1f}\" y2=\"{:.1f}\" stroke=\"#ddd\"/><text x=\"4\" y=\"{:.1f}\">1e{}</text>\n",
+                     kL, kW - 10, ypix(std::pow(10.0, l)), ypix(std::pow(10.0, l)), ypix(std::pow(10.0, l)) + 4, l);
+  }
+  const auto xpix = [&](int i) { return kL + (kW - 10 - kL) * (i + 0.5) / n; };
+  for (int e = kPlotLowExp; e <= kPlotHighExp; e += 8) {
+    for (int sign : {-1, 1}) {
+      const int i = sign < 0 ? kPlotSide - 1 - (e - kPlotLowExp) * kPlotPerOctave : kPlotSide + 1 + (e - kPlotLowExp) * kPlotPerOctave;
+      if (i < 0 || i >= n) continue;
+      s += fmt::format("<text x=\"{:.1f}\" y=\"{}\" text-anchor=\"middle\">{}2^{}</text>\n", xpix(i), kH - 20,
+                       sign < 0 ? "-" : "", e);
+    }
+  }
+  s += "<polyline fill=\"none\" stroke=\"#c33\" points=\"";
+  for (int i = 0; i < n; ++i) s += fmt::format("{:.1f},{:.1f} ", xpix(i), ypix(f.plot_max[static_cast<size_t>(i)]));
+  s += "\"/>\n</svg>\n";
+  return s;
+}
+
+// ---- Running a library function ----
+
+LibraryFunction::LibraryFunction(const std::string& p, const std::string& s) : path(p), symbol(s) {
+  void* handle = dlopen(p.c_str(), RTLD_NOW | RTLD_LOCAL);
+  if (handle == nullptr) throw std::runtime_error(fmt::format("cannot load '{}': {}", p, dlerror()));
+  dlerror();
+  address_ = dlsym(handle, s.c_str());
+  if (address_ == nullptr) throw std::runtime_error(fmt::format("no symbol '{}' in '{}'", s, p));
+}
+
+namespace {
+
+// A child process that calls the function on a shared buffer: x (or dy then x) in, y out.
+struct Child {
+  pid_t pid = -1;
+  int command = -1, done = -1;  // parent's ends: write n, read one byte back
+  void* buffer = nullptr;
+  size_t bytes = 0;
+};
+
+constexpr uint64_t kChunk = uint64_t{1} << 16;
+
+size_t ElementSize(Type t) { return t == Type::f32 ? 4 : 2; }
+
+[[noreturn]] void ChildLoop(const Spec& s, void* fn, void* buffer, int command, int done) {
+  const size_t es = ElementSize(s.type);
+  char* base = static_cast<char*>(buffer);
+  for (;;) {
+    uint64_t n = 0;
+    if (read(command, &n, sizeof n) != sizeof n) _exit(0);
+    void* dy = base;
+    void* x = base + kChunk * es;
+    void* y = base + 2 * kChunk * es;
+    if (s.type == Type::f32) {
+      if (s.backward) reinterpret_cast<void (*)(const float*, const float*, float*, size_t)>(fn)(
+          static_cast<float*>(dy), static_cast<float*>(x), static_cast<float*>(y), n);
+      else reinterpret_cast<void (*)(const float*, float*, size_t)>(fn)(static_cast<float*>(x), static_cast<float*>(y), n);
+    } else {
+      if (s.backward) reinterpret_cast<void (*)(const uint16_t*, const uint16_t*, uint16_t*, size_t)>(fn)(
+          static_cast<uint16_t*>(dy), static_cast<uint16_t*>(x), static_cast<uint16_t*>(y), n);
+      else reinterpret_cast<void (*)(const uint16_t*, uint16_t*, size_t)>(fn)(static_cast<uint16_t*>(x),
+                                                                             static_cast<uint16_t*>(y), n);
+    }
+    const char ok = 1;
+    if (write(done, &ok, 1) != 1) _exit(0);
+  }
+}
+
+// `others`: the children already started, whose pipe ends the new child must not hold (a child holding another's
+// command pipe open would keep that one from seeing its end).
+Child StartChild(const Spec& s, void* fn, const std::vector<Child>& others = {}) {
+  Child c;
+  c.bytes = 3 * kChunk * ElementSize(s.type);
+  c.buffer = mmap(nullptr, c.bytes, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+  if (c.buffer == MAP_FAILED) throw std::runtime_error(fmt::format("mmap: {}", std::strerror(errno)));
+  int to_child[2], from_child[2];
+  if (pipe(to_child) != 0 || pipe(from_child) != 0) throw std::runtime_error(fmt::format("pipe: {}", std::strerror(errno)));
+  std::fflush(nullptr);
+  c.pid = fork();
+  if (c.pid < 0) throw std::runtime_error(fmt::format("fork: {}", std::strerror(errno)));
+  if (c.pid == 0) {
+    close(to_child[1]);
+    close(from_child[0]);
+    for (const Child& o : others) {
+      close(o.command);
+      close(o.done);
+    }
+    // The checker's threads are the parallelism: a function that starts OpenMP teams with the default team size
+    // runs them on one thread here (teams of an explicit size are kept; their spin-waiting between calls is
+    // stopped by OMP_WAIT_POLICY=passive, which tools/main.cc sets for `check`).
+    omp_set_num_threads(1);
+    ChildLoop(s, fn, c.buffer, to_child[0], from_child[1]);
+  }
+  close(to_child[0]);
+  close(from_child[1]);
+  c.command = to_child[1];
+  c.done = from_child[0];
+  return c;
+}
+
+// Ends a child: closes its command pipe (it exits) or kills it; returns how it ended, in words ("" if normally).
+std::string StopChild(Child& c, bool kill_it) {
+  if (kill_it) kill(c.pid, SIGKILL);
+  close(c.command);
+  close(c.done);
+  int status = 0;
+  while (waitpid(c.pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  munmap(c.buffer, c.bytes);
+  if (WIFSIGNALED(status)) return fmt::format("was killed by signal {} ({})", WTERMSIG(status), strsignal(WTERMSIG(status)));
+  if (WIFEXITED(status) && WEXITSTATUS(status) != 0) return fmt::format("exited with status {}", WEXITSTATUS(status));
+  return "";
+}
+
+enum class CallResult { ok, died, hung };
+
+// Writes the inputs [begin, end) of the run into the child's buffer, calls, waits.
+CallResult Call(const Spec& s, Child& c, const Inputs& in, uint64_t begin, uint64_t end, std::vector<float>& x,
+                double timeout_s) {
+  const uint64_t n = end - begin;
+  x.resize(n);
+  for (uint64_t i = 0; i < n; ++i) {
+    x[i] = in.bit_range ? std::bit_cast<float>(static_cast<uint32_t>(in.bit_range->first + begin + i))
+                        : in.values[begin + i];
+  }
+  char* base = static_cast<char*>(c.buffer);
+  if (s.type == Type::f32) {
+    std::fill_n(reinterpret_cast<float*>(base), n, 1.0f);
+    std::memcpy(base + kChunk * 4, x.data(), n * 4);
+  } else {
+    auto* dy = reinterpret_cast<uint16_t*>(base);
+    auto* xb = reinterpret_cast<uint16_t*>(base + kChunk * 2);
+    const uint16_t one = ToBits(s.type, 1.0f);
+    for (uint64_t i = 0; i < n; ++i) {
+      dy[i] = one;
+      xb[i] = in.bits16.empty() ? ToBits(s.type, x[i]) : in.bits16[begin + i];
+    }
+  }
+  if (write(c.command, &n, sizeof n) != sizeof n) return CallResult::died;
+  pollfd p{c.done, POLLIN, 0};
+  const int ms = static_cast<int>(std::min(timeout_s * 1000, 2e9));
+  int rc;
+  while ((rc = poll(&p, 1, ms)) < 0 && errno == EINTR) {
+  }
+  if (rc == 0) return CallResult::hung;
+  char ok = 0;
+  return read(c.done, &ok, 1) == 1 ? CallResult::ok : CallResult::died;
+}
+
+void ReadResults(const Spec& s, const Child& c, uint64_t n, std::vector<float>& y) {
+  y.resize(n);
+  const char* out = static_cast<const char*>(c.buffer) + 2 * kChunk * ElementSize(s.type);
+  if (s.type == Type::f32) {
+    std::memcpy(y.data(), out, n * 4);
+  } else {
+    const auto* yb = reinterpret_cast<const uint16_t*>(out);
+    for (uint64_t i = 0; i < n; ++i) y[i] = FromBits(s.type, yb[i]);
+  }
+}
+
+std::string Bar(double frac, int width) {
+  const int full = static_cast<int>(frac * width);
+  return std::string(static_cast<size_t>(full), '#') + std::string(static_cast<size_t>(width - full), '.');
+}
+
+}  // namespace
+
+Findings RunLibrary(const Spec& s, const LibraryFunction& fn, const Inputs& in, const RunOptions& o) {
+  const auto t0 = std::chrono::steady_clock::now();
+  const uint64_t total = in.size();
+  const uint64_t chunks = (total + kChunk - 1) / kChunk;
+  const int threads = static_cast<int>(std::min<uint64_t>(
+      chunks, o.threads > 0 ? o.threads : std::max(1u, std::thread::hardware_concurrency())));
+  // Every child is forked before any worker thread starts: a fork while other threads run could copy a lock
+  // (malloc's, stdio's) held by one of them, and the child's first call into the library would hang on it.
+  std::vector<Child> children;
+  for (int t = 0; t < threads; ++t) children.push_back(StartChild(s, fn.address(), children));
+  std::vector<Findings> found(static_cast<size_t>(threads), NewFindings(s));
+  std::atomic<uint64_t> next{0}, done{0};
+  std::atomic<bool> stop{false};
+  std::mutex failure_mutex;
+  struct Failure {
+    uint64_t begin = 0, end = 0;
+    CallResult result = CallResult::ok;
+    int thread = -1;
+  } failure;
+  {
+    std::vector<std::jthread> pool;
+    for (int t = 0; t < threads; ++t) {
+      pool.emplace_back([&, t] {
+        std::vector<float> x, y;
+        for (uint64_t c; !stop && (c = next++) < chunks;) {
+          const uint64_t begin = c * kChunk, end = std::min(total, begin + kChunk);
+          const CallResult r = Call(s, children[static_cast<size_t>(t)], in, begin, end, x, o.timeout_s);
+          if (r != CallResult::ok) {
+            std::lock_guard lock(failure_mutex);
+            if (failure.thread < 0 || begin < failure.begin) failure = {begin, end, r, t};
+            stop = true;
+            break;
+          }
+          ReadResults(s, children[static_cast<size_t>(t)], end - begin, y);
+          Judge(s, x, y, {}, begin, found[static_cast<size_t>(t)]);
+          done += end - begin;
+        }
+      });
+    }
+    if (o.progress) {
+      const bool tty = cli::StderrIsTerminal();
+      int last_step = -1;
+      while (done.load() < total && !stop) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(250));
+        const double el = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+        const double frac = static_cast<double>(done.load()) / static_cast<double>(total);
+        const std::string line = fmt::format("check [{}] {:5.1f}%  {}/{}  elapsed {}  ETA {}", Bar(frac, 30), 100 * frac,
+                                             cli::HumanCount(done.load()), cli::HumanCount(total), cli::Duration(el),
+                                             frac > 0 ? cli::Duration(el * (1 - frac) / frac) : "?");
+        if (tty) {
+          std::fprintf(stderr, "\r%s\x1b[K", line.c_str());
+        } else if (static_cast<int>(frac * 20) > last_step) {  // logs: one line per 5%
+          last_step = static_cast<int>(frac * 20);
+          std::fprintf(stderr, "%s\n", line.c_str());
+        }
+      }
+      if (tty) std::fprintf(stderr, "\r\x1b[K");
+    }
+  }  // workers join here
+  std::string how;
+  for (int t = 0; t < threads; ++t) {
+    const std::string ended = StopChild(children[static_cast<size_t>(t)], t == failure.thread);
+    if (t == failure.thread) how = ended;
+  }
+  const auto input_at = [&](uint64_t i) {
+    return in.bit_range ? std::bit_cast<float>(static_cast<uint32_t>(in.bit_range->first + i)) : in.values[i];
+  };
+  if (failure.thread >= 0) {
+    const std::string chunk = fmt::format("the chunk of inputs {}..{} (x = {} .. {})", failure.begin, failure.end - 1,
+                                          Dec(input_at(failure.begin)), Dec(input_at(failure.end - 1)));
+    if (failure.result == CallResult::hung) {
+      throw std::runtime_error(fmt::format("'{}' did not return within {} s on {}", fn.symbol, o.timeout_s, chunk));
+    }
+    // Narrow the crash down to one input: halve the chunk, each half in a fresh child (one thread now, so forking
+    // is safe), keeping the half that crashes.
+    uint64_t lo = failure.begin, hi = failure.end;
+    std::vector<float> x;
+    while (hi - lo > 1) {
+      const uint64_t mid = lo + (hi - lo) / 2;
+      Child c = StartChild(s, fn.address());
+      const CallResult r = Call(s, c, in, lo, mid, x, o.timeout_s);
+      StopChild(c, r != CallResult::ok);
+      (r == CallResult::ok ? lo : hi) = mid;
+    }
+    throw std::runtime_error(fmt::format("'{}' crashed ({}) at x = {} ({}), input {}, in {}", fn.symbol,
+                                         how.empty() ? "its process ended" : how, Hex(input_at(lo)),
+                                         Dec(input_at(lo)), lo, chunk));
+  }
+  Findings f = NewFindings(s);
+  for (const Findings& part : found) f.Merge(part);
+  f.coverage = in.description;
+  f.true_cutoff = TrueTailCutoff(s);
+  f.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  return f;
+}
+
+}  // namespace gelu::check
