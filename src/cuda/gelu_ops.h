@@ -35,13 +35,30 @@ struct BackwardF32Op {
   GELU_HD static T Apply(const T (&in)[2]) { return common::BackwardF32(in[0], in[1], Form); }
 };
 
+// The double path of a 16-bit element, called rather than inlined: the elementwise kernel unrolls its element
+// function 32 times (8 lanes x 4 vectors), and an inlined copy of this rarely taken path in each doubled the
+// kernels' code (SASS instruction counts in docs/CUDA.md).
+#ifdef __CUDACC__
+#define GELU_OPS_NOINLINE __noinline__
+#else
+#define GELU_OPS_NOINLINE __attribute__((noinline))
+#endif
+template <class Format>
+GELU_HD GELU_OPS_NOINLINE uint16_t ForwardHalfDoublePath(uint16_t x, int form) {
+  return common::ForwardHalf<Format>(x, form);
+}
+template <class Format>
+GELU_HD GELU_OPS_NOINLINE uint16_t BackwardHalfDoublePath(uint16_t grad_out, uint16_t x, int form) {
+  return common::BackwardHalf<Format>(grad_out, x, form);
+}
+
 template <class Format, int Form>
 struct ForwardHalfOp {
   using T = uint16_t;
   static constexpr int kInputs = 1;
   GELU_HD static T Apply(const T (&in)[1]) {
     const float y = common::ForwardF32(Format::ToFloat(in[0]), Form);
-    return Format::NearMidpoint(y) ? common::ForwardHalf<Format>(in[0], Form) : Format::FromFloat(y);
+    return Format::NearMidpoint(y) ? ForwardHalfDoublePath<Format>(in[0], Form) : Format::FromFloat(y);
   }
 };
 template <class Format, int Form>
@@ -50,7 +67,7 @@ struct BackwardHalfOp {
   static constexpr int kInputs = 2;
   GELU_HD static T Apply(const T (&in)[2]) {
     const float y = common::BackwardF32(Format::ToFloat(in[0]), Format::ToFloat(in[1]), Form);
-    return Format::NearMidpoint(y) ? common::BackwardHalf<Format>(in[0], in[1], Form) : Format::FromFloat(y);
+    return Format::NearMidpoint(y) ? BackwardHalfDoublePath<Format>(in[0], in[1], Form) : Format::FromFloat(y);
   }
 };
 
