@@ -103,18 +103,62 @@ GELU_HD uint16_t RoundDouble(double v) {
 GELU_HD uint16_t DoubleToBf16(double v) { return half_detail::RoundDouble<8, -126, 127>(v); }
 GELU_HD uint16_t DoubleToF16(double v) { return half_detail::RoundDouble<11, -14, 15>(v); }
 
-// The half-precision storage types, as template tags for code shared between bf16 and fp16.
+// The float path of a 16-bit result (the scalar twins of Io::NearMidpoint and Io::StoreF in
+// src/cpu/storage_loops-inl.h; the CUDA element functions of src/cuda/gelu_ops.h call these): GELU is evaluated
+// in float (the float core), and the float result v is rounded to the 16-bit type unless it lies within
+// kMidpointMargin float32 ULPs of a rounding midpoint of that type (or is inf/NaN), where the double path redoes
+// it. Why 16: the float results are within 3 float32 ULPs of the exact value (the float core's 1 or 2 ULP, plus
+// for GEGLU one more rounding of a product: docs/ACCURACY.md), at most 2 * 3 + 1 floats apart counting across a
+// binade edge (the ULP halves below a power of 2); 16 leaves room. Beyond it, rounding the float result rounds the
+// exact value: the double path's bits (its own error, < 2^-30 relative, matters only within 2^-7 float32 ULPs of
+// a midpoint).
+inline constexpr uint32_t kMidpointMargin = 16;
+
+// bf16 is the top half of a float32 (subnormals included): v rounds by its low 16 bits, whose midpoint is 0x8000.
+// Inf and NaN (magnitude bits >= 0x7f800000) count as near.
+GELU_HD bool NearBf16Midpoint(float v) {
+  const uint32_t mag = FloatToBits(v) & 0x7fffffffu;
+  return (mag & 0xffffu) - (0x8000u - kMidpointMargin) < 2 * kMidpointMargin + 1 || mag > 0x7f7fffffu;
+}
+// In float arithmetic (as the CPU's IoF16::NearMidpoint, operation for operation): with P = 2^max(e, -14) (e the
+// exponent of |v|), the fp16 quantum is q = P 2^-10, c = 1.5 2^23 q rounds |v| to r, a multiple of q, and
+// |v| - r (exact) is compared with the midpoint q/2. The margin is kMidpointMargin ULPs of |v| (zero for float
+// subnormals, which lie far below fp16's first midpoint 2^-25). Inf, NaN and |v| >= 2^113 give a NaN distance:
+// near.
+GELU_HD bool NearF16Midpoint(float v) {
+  const float av = BitsToFloat(FloatToBits(v) & 0x7fffffffu);
+  const float pow2 = BitsToFloat(FloatToBits(av) & 0x7f800000u);
+  const float p = pow2 > 0x1p-14f ? pow2 : 0x1p-14f;
+  const float c = p * 0x1.8p13f;
+  const float r = (av + c) - c;
+  const float distance = p * 0x1p-11f - BitsToFloat(FloatToBits(av - r) & 0x7fffffffu);
+  const float margin = pow2 * (static_cast<float>(kMidpointMargin) * 0x1p-23f);
+  return !(distance > margin);
+}
+// float -> bf16 bits, to nearest even, for finite v (a carry out of the fraction is the next binade, or inf).
+GELU_HD uint16_t FiniteFloatToBf16(float v) {
+  const uint32_t u = FloatToBits(v);
+  return static_cast<uint16_t>((u + 0x7fffu + ((u >> 16) & 1u)) >> 16);
+}
+
+// The half-precision storage types, as template tags for code shared between bf16 and fp16. FromFloat: the
+// float path's rounding of a finite float result that NearMidpoint does not mark (float -> double is exact, so
+// DoubleToF16 rounds the float once).
 struct Bf16 {
   static constexpr int kPrecision = 8;
   static constexpr int kMinExponent = -126;
   GELU_HD static float ToFloat(uint16_t h) { return Bf16ToFloat(h); }
   GELU_HD static uint16_t FromDouble(double v) { return DoubleToBf16(v); }
+  GELU_HD static bool NearMidpoint(float v) { return NearBf16Midpoint(v); }
+  GELU_HD static uint16_t FromFloat(float v) { return FiniteFloatToBf16(v); }
 };
 struct F16 {
   static constexpr int kPrecision = 11;
   static constexpr int kMinExponent = -14;
   GELU_HD static float ToFloat(uint16_t h) { return F16ToFloat(h); }
   GELU_HD static uint16_t FromDouble(double v) { return DoubleToF16(v); }
+  GELU_HD static bool NearMidpoint(float v) { return NearF16Midpoint(v); }
+  GELU_HD static uint16_t FromFloat(float v) { return DoubleToF16(v); }
 };
 
 // The one family of inputs where the double result sits on a half-precision midpoint while the exact value

@@ -116,15 +116,12 @@ HWY_INLINE V RoundToHalfGrid(D d, V v) {
 
 // The float-core path (FloatCoreBlocks below) stores float32 results: Io::StoreF(df, v, p) rounds float lanes to
 // the storage type, and Io::NearMidpoint(df, v) marks the lanes whose result the double path must redo: those
-// within kMidpointMargin float32 ULPs of a rounding midpoint of the storage type (where the float result's error
-// could decide the rounding), and inf/NaN (their payloads and the overflow edge as the double path has them).
-// The float results there are within 3 float32 ULPs of the exact value (the float core's 1 or 2 ULP, plus for
-// GEGLU one more rounding of a product: docs/ACCURACY.md), which is at most 2 * 3 + 1 floats apart counting
-// across a binade edge (the ULP halves below a power of 2); 16 leaves room. Beyond it, rounding the float result
-// rounds the exact value: the same bits as the double path (whose own error, < 2^-30 relative, matters only
-// within 2^-7 float32 ULPs of a midpoint). A whole vector is redone when any of its lanes is near, which changes
-// no bits of the others (each lane's double-path result is then the same rounding).
-inline constexpr uint32_t kMidpointMargin = 16;
+// within common::kMidpointMargin float32 ULPs of a rounding midpoint of the storage type (where the float result's
+// error could decide the rounding; the margin's derivation is at its definition, src/common/half.h, with the
+// scalar twins of these two functions, which the CUDA element functions run), and inf/NaN (their payloads and the
+// overflow edge as the double path has them). A whole vector is redone when any of its lanes is near, which
+// changes no bits of the others (each lane's double-path result is then the same rounding).
+using common::kMidpointMargin;
 
 struct IoF32 {
   using T = float;

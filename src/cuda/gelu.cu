@@ -8,7 +8,9 @@
 // adds, multiplies, FMAs and the division are correctly rounded on both sides, so a device result has the
 // host's bits for every input (tests/cuda/ checks all 2^32 float32 inputs); NaN payloads may differ.
 //
-// Cost: the evaluation is in double. An H100/H200 SM retires 64 fp64 operations per cycle (the 67 TFLOP/s fp64
+// Cost: float32 and the 16-bit types evaluate in float through the float core (gelu_ops.h), fp64 only in the tail
+// lanes the float core leaves to the double path and, for 16-bit results, the lanes near a rounding midpoint. The
+// figures below are for the double-path evaluation that preceded it (they bound the fp64 lanes' cost): An H100/H200 SM retires 64 fp64 operations per cycle (the 67 TFLOP/s fp64
 // figure is the tensor cores'; plain fp64 FMA is half that, 34 TFLOP/s): 132 SMs at ~1.98 GHz give ~1.7e13 fp64
 // instructions/s. Copy bandwidth is ~4.3 TB/s (read + written, measured on an H200): ~5.4e11 fp32 elements/s
 // forward (8 bytes each), 3.6e11 backward (12 bytes), 1.1e12 bf16 forward (4 bytes). Per element (PTX counts):
@@ -17,7 +19,7 @@
 // take different paths serialise, so with N(0, 1) inputs (8% of warp steps hold a |x| > 3 lane) the exact form
 // averages ~20, i.e. ~8e11 elements/s: fp32 should be memory-bound there, the sigmoid form about at the limit,
 // tail-heavy data (uniform on [-10, 10]) fp64-bound at about half the copy rate. The 16-bit types, at twice the
-// elements per byte, would be fp64-bound at ~60% of copy, hence the lookup tables below (same bits, one
+// elements per byte, were fp64-bound at ~60% of copy in double, hence the lookup tables below (same bits, one
 // shared-memory load per element). Estimates, not measurements, made before float32 moved to the float core:
 // the code has not run on a GPU since (docs/CUDA.md); bench/gpu/check.sh measures.
 //
@@ -156,8 +158,9 @@ __global__ void __launch_bounds__(kThreads) GeluKernel(const Params<typename Op:
 // ---------------------------------------------------------------------------------------------------------
 // 16-bit lookup tables. A 16-bit input has only 65,536 values, so f(x) (and f'(x), in double) can be computed
 // once per context by the same element functions and looked up: the results are the same bits as computing them,
-// without the 20-50 fp64 instructions per element that otherwise make the 16-bit kernels arithmetic-bound (see
-// the cost note at the top). The tables cover the binades where activations live, |x| in [2^-16, 16) for bf16
+// without the evaluation (the float core's ~25 float operations and table loads, more in the lanes that take the
+// double path; see the cost note at the top). Whether the tables still pay off against the float path is for a
+// GPU to measure (GELU_CUDA_HALF_TABLES=0). The tables cover the binades where activations live, |x| in [2^-16, 16) for bf16
 // (5,120 values) and [2^-8, 16) for fp16 (24,576 values); other inputs, rare in N(0, s) data, are computed as in
 // Direct. Each block copies its table from global to shared memory (10 KiB: bf16 forward, 40 KiB: bf16
 // derivative, 48 KiB: fp16 forward), where a warp's 32 random look-ups cost a few bank cycles rather than the

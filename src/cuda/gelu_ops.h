@@ -5,9 +5,11 @@
 //
 // float32: src/common/gelu_f32_math.h as is (ForwardF32, BackwardF32: the float core, the sigmoid form's ring, the
 // float tail, and the double path where the tail leaves a lane).
-// 16-bit types: src/common/half.h as is (ForwardHalf, BackwardHalf): the input is widened exactly to float, f (or
-// grad_out * f') is evaluated in double by the same DoublePathScalar, and the double is rounded once to the 16-bit
-// type; the CPU library's half-precision functions compute the same.
+// 16-bit types: the CPU's float path (src/cpu/storage_loops-inl.h): the input widened exactly to float, f (or
+// grad_out * f') from the float core as for float32, and that float rounded to the 16-bit type, unless it lies
+// near a 16-bit rounding midpoint (src/common/half.h: NearMidpoint, kMidpointMargin), where src/common/half.h's
+// double path (ForwardHalf, BackwardHalf: DoublePathScalar rounded once) gives the result. Both give the double
+// path's bits, which the CPU library returns on every target (tests/cuda/gelu_cuda_reference_test.cc: all inputs).
 #ifndef GELU_SRC_CUDA_GELU_OPS_H_
 #define GELU_SRC_CUDA_GELU_OPS_H_
 
@@ -33,17 +35,40 @@ struct BackwardF32Op {
   GELU_HD static T Apply(const T (&in)[2]) { return common::BackwardF32(in[0], in[1], Form); }
 };
 
+// The double path of a 16-bit element, called rather than inlined: the elementwise kernel unrolls its element
+// function 32 times (8 lanes x 4 vectors), and an inlined copy of this rarely taken path in each doubled the
+// kernels' code (SASS instruction counts in docs/CUDA.md).
+#ifdef __CUDACC__
+#define GELU_OPS_NOINLINE __noinline__
+#else
+#define GELU_OPS_NOINLINE __attribute__((noinline))
+#endif
+template <class Format>
+GELU_HD GELU_OPS_NOINLINE uint16_t ForwardHalfDoublePath(uint16_t x, int form) {
+  return common::ForwardHalf<Format>(x, form);
+}
+template <class Format>
+GELU_HD GELU_OPS_NOINLINE uint16_t BackwardHalfDoublePath(uint16_t grad_out, uint16_t x, int form) {
+  return common::BackwardHalf<Format>(grad_out, x, form);
+}
+
 template <class Format, int Form>
 struct ForwardHalfOp {
   using T = uint16_t;
   static constexpr int kInputs = 1;
-  GELU_HD static T Apply(const T (&in)[1]) { return common::ForwardHalf<Format>(in[0], Form); }
+  GELU_HD static T Apply(const T (&in)[1]) {
+    const float y = common::ForwardF32(Format::ToFloat(in[0]), Form);
+    return Format::NearMidpoint(y) ? ForwardHalfDoublePath<Format>(in[0], Form) : Format::FromFloat(y);
+  }
 };
 template <class Format, int Form>
 struct BackwardHalfOp {
   using T = uint16_t;
   static constexpr int kInputs = 2;
-  GELU_HD static T Apply(const T (&in)[2]) { return common::BackwardHalf<Format>(in[0], in[1], Form); }
+  GELU_HD static T Apply(const T (&in)[2]) {
+    const float y = common::BackwardF32(Format::ToFloat(in[0]), Format::ToFloat(in[1]), Form);
+    return Format::NearMidpoint(y) ? BackwardHalfDoublePath<Format>(in[0], in[1], Form) : Format::FromFloat(y);
+  }
 };
 
 template <int Form> using ForwardBf16Op = ForwardHalfOp<common::Bf16, Form>;
@@ -52,14 +77,16 @@ template <int Form> using ForwardF16Op = ForwardHalfOp<common::F16, Form>;
 template <int Form> using BackwardF16Op = BackwardHalfOp<common::F16, Form>;
 
 // ---- Fused operations (src/cuda/gelu_fused.cu), per element, as the CPU library computes them on its float-core
-// targets (src/cpu/storage_loops-inl.h: the float path): float32 results from the float core (ForwardF32,
-// BackwardF32) and float products; 16-bit results rounded once from the double path (the CPU's float path has those
-// bits: it redoes by the double path every lane where they could differ); grad_bias sums the float core's products.
+// targets (src/cpu/storage_loops-inl.h: the float path): results from the float core (ForwardF32, BackwardF32)
+// and float products, stored as is (float32) or rounded to the 16-bit type, where the double path redoes a 16-bit
+// result near a rounding midpoint (Format::NearMidpoint); grad_bias sums the float core's products.
 struct F32Format {
   using T = float;
   static constexpr bool kHalf = false;
   GELU_HD static float ToFloat(float v) { return v; }
   GELU_HD static float FromDouble(double v) { return static_cast<float>(v); }
+  GELU_HD static bool NearMidpoint(float) { return false; }  // stored as computed: the float core's bound
+  GELU_HD static float FromFloat(float v) { return v; }
 };
 template <class Format> struct Storage { using T = uint16_t; static constexpr bool kHalf = true; };
 template <> struct Storage<F32Format> { using T = float; static constexpr bool kHalf = false; };
@@ -85,50 +112,49 @@ GELU_HD float BiasSum(T x, T bias) {
 template <class Format, class T>
 GELU_HD T BiasForwardElement(T x, T bias, int form) {
   const float h = BiasSum<Format>(x, bias);
-  if constexpr (!Storage<Format>::kHalf) {
-    return common::ForwardF32(h, form);
-  } else {
-    return Format::FromDouble(GeluForOutput<Format>(h, form, false));
-  }
+  const float y = common::ForwardF32(h, form);
+  if (Format::NearMidpoint(y)) return Format::FromDouble(GeluForOutput<Format>(h, form, false));
+  return Format::FromFloat(y);
 }
 // Writes grad_x and returns the term grad_bias sums (in double, over rows): the float core's grad_out * f'(h),
-// which is also float32's grad_x; a 16-bit grad_x is the double product rounded once.
+// which is also grad_x (rounded to a 16-bit type, or the double product rounded once near a midpoint).
 template <class Format, class T>
 GELU_HD double BiasBackwardElement(T grad_out, T x, T bias, int form, T* grad_x) {
   const float h = BiasSum<Format>(x, bias), g = Format::ToFloat(grad_out);
   const float product = common::BackwardF32(g, h, form);
-  if constexpr (!Storage<Format>::kHalf) {
-    *grad_x = product;
-  } else {
-    *grad_x = Format::FromDouble(static_cast<double>(g) * GeluForOutput<Format>(h, form, true));
-  }
+  *grad_x = Format::NearMidpoint(product)
+                ? Format::FromDouble(static_cast<double>(g) * GeluForOutput<Format>(h, form, true))
+                : Format::FromFloat(product);
   return product;
 }
-// y = f(a) * b: float32, the float core's f(a) times b in float; 16-bit, the product in double, rounded once.
+// y = f(a) * b: the float core's f(a) times b in float; near a 16-bit midpoint the product in double, rounded once.
 template <class Format, class T>
 GELU_HD T GegluForwardElement(T a, T b, int form) {
-  if constexpr (!Storage<Format>::kHalf) {
-    return common::ForwardF32(a, form) * b;
-  } else {
-    return Format::FromDouble(GeluForOutput<Format>(Format::ToFloat(a), form, false) *
-                              static_cast<double>(Format::ToFloat(b)));
+  const float af = Format::ToFloat(a), bf = Format::ToFloat(b);
+  const float y = common::ForwardF32(af, form) * bf;
+  if (Format::NearMidpoint(y)) {
+    return Format::FromDouble(GeluForOutput<Format>(af, form, false) * static_cast<double>(bf));
   }
+  return Format::FromFloat(y);
 }
-// grad_a = (g * b) * f'(a), grad_b = g * f(a). 16-bit (and float32 where fl32(g * b) overflows or is NaN): g * b
-// exact in double, each result rounded once from the double path. float32 otherwise: the float core's
-// fl32(g * b) * f'(a), and g times its f(a) in float.
+// grad_a = (g * b) * f'(a), grad_b = g * f(a): the float core's fl32(g * b) * f'(a) (g * b exact for 16-bit inputs
+// unless it underflows), and g times its f(a) in float. Where fl32(g * b) overflows or is NaN, or either 16-bit
+// result is near a midpoint, both come from the double path as the CPU's vectors have them: g * b exact in
+// double, each result rounded once.
 template <class Format, class T>
 GELU_HD void GegluBackwardElement(T g, T a, T b, int form, T* grad_a, T* grad_b) {
-  const float af = Format::ToFloat(a);
-  if constexpr (!Storage<Format>::kHalf) {
-    const float m = g * b;
-    if (m >= -0x1.fffffep127f && m <= 0x1.fffffep127f) {
-      *grad_a = common::BackwardF32(m, af, form);
-      *grad_b = g * common::ForwardF32(af, form);
+  const float af = Format::ToFloat(a), gf = Format::ToFloat(g), bf = Format::ToFloat(b);
+  const float m = gf * bf;
+  if (m >= -0x1.fffffep127f && m <= 0x1.fffffep127f) {
+    const float ga = common::BackwardF32(m, af, form);
+    const float gb = gf * common::ForwardF32(af, form);
+    if (!Format::NearMidpoint(ga) && !Format::NearMidpoint(gb)) {
+      *grad_a = Format::FromFloat(ga);
+      *grad_b = Format::FromFloat(gb);
       return;
     }
   }
-  const double gd = Format::ToFloat(g), bd = Format::ToFloat(b);
+  const double gd = gf, bd = bf;
   *grad_a = Format::FromDouble((gd * bd) * GeluForOutput<Format>(af, form, true));
   *grad_b = Format::FromDouble(gd * GeluForOutput<Format>(af, form, false));
 }

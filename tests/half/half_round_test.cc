@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <limits>
 #include <random>
+#include <type_traits>
 #include <vector>
 
 #undef HWY_TARGET_INCLUDE
@@ -157,7 +158,8 @@ void TestVectorLoadAll() {
 }
 
 // The float-lane conversions of the float-core path: StoreF on every float boundary case (each value and
-// midpoint, exact in float) equals the scalar rounding, and NearMidpoint marks every midpoint and spares every value.
+// midpoint, exact in float) equals the scalar rounding, NearMidpoint marks every midpoint and spares every value, and
+// their scalar twins (Format::NearMidpoint, Format::FromFloat) agree with them on every case.
 template <class Io>
 void CheckFloatStore(const test::Format& f) {
   const hn::ScalableTag<float> df;
@@ -165,7 +167,16 @@ void CheckFloatStore(const test::Format& f) {
   std::vector<float> v;
   for (const auto& c : test::BoundaryCases(f)) {
     const auto x = static_cast<float>(c.v);
-    if (static_cast<double>(x) == c.v && std::isfinite(x)) v.push_back(x);
+    if (static_cast<double>(x) == c.v && std::isfinite(x)) {
+      v.push_back(x);
+      // And the floats around it, across the margin's edges (kMidpointMargin ULPs).
+      for (int k = 1; k <= static_cast<int>(common::kMidpointMargin) + 2; k += 3) {
+        float up = x, down = x;
+        for (int j = 0; j < k; ++j) up = std::nextafter(up, HUGE_VALF), down = std::nextafter(down, -HUGE_VALF);
+        if (std::isfinite(up)) v.push_back(up);
+        if (std::isfinite(down)) v.push_back(down);
+      }
+    }
   }
   v.resize((v.size() + N - 1) / N * N, 0.0f);
   size_t bad = 0, midpoints = 0;
@@ -184,7 +195,12 @@ void CheckFloatStore(const test::Format& f) {
                                                      std::fabs(v[i + k] - (rounded + down) / 2) == 0);
       midpoints += midpoint;
       const bool exact = static_cast<double>(v[i + k]) == rounded;
-      if ((out[k] != want || (midpoint && near[k] == 0) || (exact && near[k] != 0)) && ++bad <= 5) {
+      // The scalar twins (src/common/half.h, which the CUDA element functions run) mark and round the same.
+      using Format = std::conditional_t<std::is_same_v<Io, IoBf16>, common::Bf16, common::F16>;
+      const bool scalar_agrees =
+          Format::NearMidpoint(v[i + k]) == (near[k] != 0) && Format::FromFloat(v[i + k]) == out[k];
+      if ((out[k] != want || (midpoint && near[k] == 0) || (exact && near[k] != 0) || !scalar_agrees) &&
+          ++bad <= 5) {
         ADD_FAILURE() << f.name << std::hexfloat << " v=" << v[i + k] << std::hex << " got 0x" << out[k] << " want 0x"
                       << want << " near " << near[k] << " midpoint " << midpoint;
       }
