@@ -348,7 +348,9 @@ HWY_INLINE void GeluF32DoubleLaneLoop(const float* g, const float* x, float* y, 
   const hn::ScalableTag<double> dd;
   const hn::Rebind<float, decltype(dd)> df;
   const size_t N = hn::Lanes(dd);
-  WholeRunsThenPadded<hn::MaxLanes(df), kBackward>(
+  // MaxLanes(dd), not MaxLanes(df): Highway 1.0.3 gives 16 for this df on SVE, where 2048-bit vectors hold 32 (its
+  // Lanes); the padded buffer was then too short (a stack overwrite under qemu at 2048 bits). Same count of lanes.
+  WholeRunsThenPadded<hn::MaxLanes(dd), kBackward>(
       g, x, y, n, N, [&](const float* gp, const float* xp, float* yp, size_t count) HWY_ATTR {
         for (size_t i = 0; i < count; i += N) {
           auto v = DoublePath<kForm, kBackward>(HwyOps<decltype(dd)>{dd}, hn::PromoteTo(dd, hn::LoadU(df, xp + i)));

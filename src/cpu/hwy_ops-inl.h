@@ -223,9 +223,10 @@ struct HwyOps {
   // entries are two registers and one vpermt2ps picks from both (Highway 1.0.3 has no two-table lookup). AVX2:
   // the rows of each lane's column are read from a column-major copy of the table and transposed (ColumnsOf8);
   // a row at a time would be a gather or four permutes and three blends. Only the float-core targets
-  // (float_core_targets.h) instantiate it.
-  template <int kKind, int kForm, bool kDerivative, int N>
-  HWY_INLINE void Rows(hn::Vec<DI> column, V (&out)[N]) const {
+  // (float_core_targets.h) instantiate it. (VOut is V: a parameter, so that the array type is formed only where
+  // Rows is instantiated; SVE's sizeless vectors cannot be array elements.)
+  template <int kKind, int kForm, bool kDerivative, int N, class VOut>
+  HWY_INLINE void Rows(hn::Vec<DI> column, VOut (&out)[N]) const {
     static_assert(cpu::RunsFloatCore(HWY_TARGET) && hn::MaxLanes(D()) * sizeof(float) == HWY_MAX_BYTES,
                   "the float core's full float vectors");
 #if HWY_TARGET == HWY_AVX2
