@@ -11,7 +11,7 @@
 #   max,sve-default-vector-length=256 SVE, SVE2 at 2048 bits
 # (the length is in bytes). The tests: float32 (specials, thresholds, every binade, random bit patterns, sizes
 # 0..3 lanes + 1, offsets, in place: tests/gelu_f32_test.cc), float64 against MPFR on its sample
-# (tests/f64/gelu_f64_test.cc), bf16/fp16 on all 65,536 inputs (tests/half/half_exhaustive_test.cc). Not the
+# (tests/f64/gelu_f64_test.cc), bf16/fp16 on all 65,536 inputs (tests/half/half_exhaustive_test.cc; GELU_ARM_HALF=1 only). Not the
 # entry points' test (tests/entry_points_test.cc: argument rules and thread counts, no per-target code; over 2
 # minutes emulated). Called by scripts/test.sh; runs alone too.
 set -euo pipefail
@@ -47,9 +47,12 @@ run max,sve-default-vector-length=16 '*/SVE:*/SVE2:*/SVE2_128:-GeluF64Sample.*' 
 run max,sve-default-vector-length=32 '*/SVE:*/SVE2:*/SVE_256:-GeluF64Sample.*' "${f32_f64[@]}"
 run max,sve-default-vector-length=64 '*/SVE:*/SVE2:-GeluF64Sample.*' "${f32_f64[@]}"
 run max,sve-default-vector-length=256 '*/SVE:*/SVE2:-GeluF64Sample.*' "${f32_f64[@]}"
-# bf16/fp16, all 65,536 inputs: NEON and SVE at 128 bits, each several CPU-minutes emulated, so side by side.
-run max,sve-default-vector-length=16 '*/NEON' half/half_exhaustive_test &
-neon=$!
-run max,sve-default-vector-length=16 '*/SVE' half/half_exhaustive_test
-wait "$neon"
+# bf16/fp16, all 65,536 inputs, NEON and SVE at 128 bits: only with GELU_ARM_HALF=1, not in CI. Emulated it runs
+# past CI's budget: over 14 CPU-minutes here for the two targets, unfinished.
+if [[ ${GELU_ARM_HALF:-0} == 1 ]]; then
+  run max,sve-default-vector-length=16 '*/NEON' half/half_exhaustive_test &
+  neon=$!
+  run max,sve-default-vector-length=16 '*/SVE' half/half_exhaustive_test
+  wait "$neon"
+fi
 echo "== Arm: all passed"
