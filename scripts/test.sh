@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
 # Every test: installs the Debian packages and the Python environment (scripts/install_python_env.sh), builds
-# everything (library, CLI, Python module, CUDA code where nvcc exists, benchmarks), runs the fast tests, the exhaustive accuracy tests (label `exhaustive`), the fast tests again
-# under AddressSanitizer + UndefinedBehaviorSanitizer, and the .npy fuzzer for a bounded time.
+# everything (library, CLI, Python module, CUDA code where nvcc exists, benchmarks), runs the fast tests, the
+# exhaustive accuracy tests (label `exhaustive`), the fast tests again under AddressSanitizer +
+# UndefinedBehaviorSanitizer, the .npy fuzzer for a bounded time, and the Arm targets under qemu (scripts/test_arm.sh).
 # Fails (non-zero exit) on the first failing step. README.md names this script; .ci/run calls it.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -40,4 +41,7 @@ if [[ -x tests/fuzz/run_fuzz.sh ]]; then
   echo "== .npy reader fuzzer (libFuzzer + ASan + UBSan, 60 s)"
   bash tests/fuzz/run_fuzz.sh 60
 fi
+echo "== Arm targets under qemu (cross build, NEON, SVE, SVE2 at 128..2048 bits, SVE_256, SVE2_128)"
+bash scripts/test_arm.sh
+
 echo "== all tests passed"

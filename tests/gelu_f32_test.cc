@@ -3,11 +3,13 @@
 // a dense sweep and random bit patterns against the reference, sizes and alignments around the vector
 // length, in-place calls, and agreement of the shared scalar path (src/common/gelu_f32_math.h, which the CUDA
 // kernels run) with the vector kernels.
+#include <algorithm>
 #include <bit>
 #include <cfloat>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <limits>
 #include <random>
 #include <vector>
@@ -174,13 +176,24 @@ TEST_P(GeluF32Test, EdgesAndThresholdsAgainstReference) {
   CheckAgainstReference(x);
 }
 
+// How many random bit patterns, and as many N(0, 3) inputs, SweepAndRandomBitsAgainstReference draws: 200,000, or
+// GELU_RANDOM_INPUTS where set (scripts/test_arm.sh: fewer under qemu, where the double reference runs emulated).
+// The other random samples scale with it (Scaled).
+int RandomInputs() {
+  const char* env = std::getenv("GELU_RANDOM_INPUTS");
+  return env != nullptr ? std::atoi(env) : 200000;
+}
+int Scaled(int count) { return std::max(1, static_cast<int>(int64_t{count} * RandomInputs() / 200000)); }
+
 TEST_P(GeluF32Test, SweepAndRandomBitsAgainstReference) {
   std::vector<float> x;
   for (int i = -5000; i <= 5000; ++i) x.push_back(static_cast<float>(i * 0.02));  // SLEEF tester: [-100, 100]
   std::mt19937 rng(12345);
-  for (int i = 0; i < 200000; ++i) x.push_back(std::bit_cast<float>(static_cast<uint32_t>(rng())));
+  const int random_inputs = RandomInputs();
+  ASSERT_GT(random_inputs, 0) << "GELU_RANDOM_INPUTS";
+  for (int i = 0; i < random_inputs; ++i) x.push_back(std::bit_cast<float>(static_cast<uint32_t>(rng())));
   std::normal_distribution<float> normal(0.0f, 3.0f);
-  for (int i = 0; i < 200000; ++i) x.push_back(normal(rng));
+  for (int i = 0; i < random_inputs; ++i) x.push_back(normal(rng));
   CheckAgainstReference(x);
 }
 
@@ -242,12 +255,12 @@ TEST_P(GeluF32Test, BackwardWithRandomGradOut) {
   std::vector<float> x, g;
   std::normal_distribution<float> normal(0.0f, 3.0f);
   std::uniform_real_distribution<float> deep(-125.0f, -12.0f);
-  for (int i = 0; i < (1 << 17); ++i) x.push_back(std::bit_cast<float>(static_cast<uint32_t>(rng())));
-  for (int i = 0; i < (1 << 17); ++i) x.push_back(normal(rng));
+  for (int i = 0; i < Scaled(1 << 17); ++i) x.push_back(std::bit_cast<float>(static_cast<uint32_t>(rng())));
+  for (int i = 0; i < Scaled(1 << 17); ++i) x.push_back(normal(rng));
   const size_t deep_from = x.size();
-  for (int i = 0; i < (1 << 15); ++i) x.push_back(deep(rng));
+  for (int i = 0; i < Scaled(1 << 15); ++i) x.push_back(deep(rng));
   std::uniform_real_distribution<float> tanh_deep(-14.0f, -11.5f);  // the tanh form's |z| from 127 to 218
-  for (int i = 0; i < (1 << 13); ++i) x.push_back(tanh_deep(rng));
+  for (int i = 0; i < Scaled(1 << 13); ++i) x.push_back(tanh_deep(rng));
   std::uniform_int_distribution<int> moderate(-20, 20), any_binade(-149, 20), large(21, 127);
   std::uniform_real_distribution<float> mantissa(1.0f, 2.0f);
   for (size_t i = 0; i < x.size(); ++i) {
@@ -286,9 +299,9 @@ TEST_P(GeluF32Test, BackwardWithRandomGradOut) {
 TEST_P(GeluF32Test, SharedScalarPathAgreesWithVectorKernels) {
   std::mt19937 rng(99);
   std::vector<float> x;
-  for (int i = 0; i < 100000; ++i) x.push_back(std::bit_cast<float>(static_cast<uint32_t>(rng())));
+  for (int i = 0; i < Scaled(100000); ++i) x.push_back(std::bit_cast<float>(static_cast<uint32_t>(rng())));
   std::uniform_real_distribution<float> dist(-16.0f, 8.0f);
-  for (int i = 0; i < 100000; ++i) x.push_back(dist(rng));
+  for (int i = 0; i < Scaled(100000); ++i) x.push_back(dist(rng));
   std::vector<float> y(x.size()), ones(x.size(), 1.0f);
   for (const Function& fn : F32FormFunctions()) {
     const auto a = static_cast<gelu_approximate>(fn.form());

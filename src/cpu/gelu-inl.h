@@ -169,7 +169,7 @@ HWY_INLINE __m256i UnpackLaneIndices(uint64_t packed) {
 
 // The lanes of a mask as bits (lane i in bit i), and the compaction of the lanes of v that a mask (and its bits)
 // selects to the front of dst (writing a whole vector; the buffers have a vector of slack). AVX-512: the mask
-// register and vcompressps; AVX2: movmskps and a vpermps (kLaneIndices). These and ExpandLanes serve the
+// register and vcompressps; AVX2: movmskps and a vpermps (kLaneIndices); NEON: Highway's mask bits and Compress. These and ExpandLanes serve the
 // float-core targets only (float_core_targets.h): other targets never instantiate them (the static_asserts'
 // sizeof(DF) defers the check to instantiation).
 template <class DF>
@@ -178,6 +178,10 @@ HWY_INLINE uint32_t MaskBits(DF df, hn::Mask<DF> m) {
 #if HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL
   (void)df;
   return m.raw;
+#elif HWY_TARGET == HWY_NEON
+  uint8_t bits[8];
+  hn::StoreMaskBits(df, m, bits);
+  return bits[0];
 #else
   return static_cast<uint32_t>(_mm256_movemask_ps(hn::VecFromMask(df, m).raw));
 #endif
@@ -191,6 +195,9 @@ HWY_INLINE void CompactLanes(hn::Vec<DF> v, hn::Mask<DF> m, uint32_t bits, float
 #elif HWY_TARGET == HWY_AVX2
   (void)m;
   _mm256_storeu_ps(dst, _mm256_permutevar8x32_ps(v.raw, UnpackLaneIndices(kLaneIndices.compact[bits])));
+#elif HWY_TARGET == HWY_NEON
+  (void)bits;
+  hn::StoreU(hn::Compress(v, m), DF(), dst);
 #else
   (void)v, (void)m, (void)bits, (void)dst;
 #endif
@@ -212,6 +219,9 @@ HWY_INLINE void ExpandLanes(DF, uint32_t bits, const float* src, float* dst) {
       _mm256_cmpeq_epi32(_mm256_and_si256(_mm256_set1_epi32(static_cast<int>(bits)), lane_bit), lane_bit);
   const __m256 expanded = _mm256_permutevar8x32_ps(_mm256_loadu_ps(src), index);
   _mm256_storeu_ps(dst, _mm256_blendv_ps(_mm256_loadu_ps(dst), expanded, _mm256_castsi256_ps(selected)));
+#elif HWY_TARGET == HWY_NEON
+  // 4 lanes: a store per selected lane (Highway 1.0.3 has no Expand).
+  for (uint32_t b = bits; b != 0; b &= b - 1) dst[__builtin_ctz(b)] = *src++;
 #else
   (void)bits, (void)src, (void)dst;
 #endif
@@ -266,7 +276,7 @@ HWY_INLINE void GeluF32Run(const float* g, const float* x, float* y, size_t coun
   // tail lanes) runs the tail on tail lanes only. The core lanes are not compacted: a vcompressps or vexpandps
   // costs about half the core's own evaluation per vector, so the core is cheaper in place (docs/EXPERIMENTS.md).
   HWY_ALIGN float tail_x[kTailBlock + 16], tail_g[kBackward ? kTailBlock + 16 : 1];
-  uint32_t tail_masks[kTailBlock / 8];
+  uint32_t tail_masks[kTailBlock / 4];  // one per vector of the narrowest float-core target (NEON, 4 lanes)
   for (size_t start = 0; start < count; start += kTailBlock) {
     const size_t block = HWY_MIN(kTailBlock, count - start);
     size_t tails = 0;
@@ -348,7 +358,9 @@ HWY_INLINE void GeluF32DoubleLaneLoop(const float* g, const float* x, float* y, 
   const hn::ScalableTag<double> dd;
   const hn::Rebind<float, decltype(dd)> df;
   const size_t N = hn::Lanes(dd);
-  WholeRunsThenPadded<hn::MaxLanes(df), kBackward>(
+  // MaxLanes(dd), not MaxLanes(df): Highway 1.0.3 gives 16 for this df on SVE, where 2048-bit vectors hold 32 (its
+  // Lanes); the padded buffer was then too short (a stack overwrite under qemu at 2048 bits). Same count of lanes.
+  WholeRunsThenPadded<hn::MaxLanes(dd), kBackward>(
       g, x, y, n, N, [&](const float* gp, const float* xp, float* yp, size_t count) HWY_ATTR {
         for (size_t i = 0; i < count; i += N) {
           auto v = DoublePath<kForm, kBackward>(HwyOps<decltype(dd)>{dd}, hn::PromoteTo(dd, hn::LoadU(df, xp + i)));

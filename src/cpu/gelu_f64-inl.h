@@ -159,9 +159,9 @@ HWY_INLINE V HornerDd(D d, V x, const double (&c)[kN], V& lo) {
     // Estrin's scheme (common EstrinTree): the long polynomials here are latency-bound.
     static_assert(kDd <= kLast && kLast < kN && kLast - kDd < 32, "coefficient range");
     const F64Ops<D> o{d};
-    V powers[5];
-    EstrinPowers<static_cast<int>(kLast)>(o, x, powers);
-    h = EstrinTree<static_cast<int>(kDd), static_cast<int>(kLast)>(o, powers, Elements<double>{c});
+    V x2, x4, x8, x16;
+    EstrinPowers<static_cast<int>(kLast)>(o, x, x2, x4, x8, x16);
+    h = EstrinTree<static_cast<int>(kDd), static_cast<int>(kLast)>(o, Elements<double>{c}, x, x2, x4, x8, x16);
   } else {
     h = Horner<kDd, kLast>(d, x, c);
   }
@@ -195,10 +195,9 @@ HWY_INLINE void ExpNeg(D d, V ahi, V alo, V& mhi, V& mlo, V& s1, V& s2) {
   const V rhi = hn::NegMulSub(k, hn::Set(d, kLn2HiF64), ahi);
   const V rlo = hn::NegMulSub(k, hn::Set(d, kLn2LoF64), alo);
   const F64Ops<D> o{d};
-  V powers[5];  // rhi, r2 = rhi^2, r^4, r^8 (the degree-11 tree reads no r^16)
-  EstrinPowers<kExpDegreeF64>(o, rhi, powers);
-  const V r2 = powers[1];
-  const V h = EstrinTree<0, kExpDegreeF64>(o, powers, Constants<kExpH>{});
+  V r2, r4, r8, r16;  // rhi^2, r^4, r^8 (the degree-11 tree reads no r^16)
+  EstrinPowers<kExpDegreeF64>(o, rhi, r2, r4, r8, r16);
+  const V h = EstrinTree<0, kExpDegreeF64>(o, Constants<kExpH>{}, rhi, r2, r4, r8, r16);
   const V w = hn::Mul(r2, h);  // r^2 H(r) <= 0.066: its rounding is <= 2^-56.3 absolute
   // exp(rhi + rlo) = (1 + rhi + w)(1 + rlo) to rlo^2/2 < 2^-65; 1 + rhi split exactly (|rhi| < 1).
   V e1;
@@ -222,23 +221,8 @@ HWY_INLINE V Scale(V y, V s1, V s2) {
 // hi and lo are already multiplied by s1 (exact: s1 ~ 2^(k/2) keeps them normal) and s = s2 (s = 1 where no scale
 // applies). Backward folds grad_out in before rounding (BackwardTimes), so g f' is rounded once, not f' and then
 // g f' (that double rounding reached ~2.5 ULP of g f'). Applying s1 before the paths' blends leaves three vectors
-// to blend, not four.
-template <class V>
-struct ScaledDd {
-  V hi, lo, s;
-};
-template <class D, class V = hn::Vec<D>>
-HWY_INLINE ScaledDd<V> Unscaled(D d, V hi, V lo) {
-  return {hi, lo, hn::Set(d, 1.0)};
-}
-template <class V>
-HWY_INLINE ScaledDd<V> ScaledBy(V hi, V lo, V s1, V s2) {
-  return {hn::Mul(hi, s1), hn::Mul(lo, s1), s2};
-}
-template <class D, class M, class V = hn::Vec<D>>
-HWY_INLINE ScaledDd<V> IfThenElseDd(M m, const ScaledDd<V>& a, const ScaledDd<V>& b) {
-  return {hn::IfThenElse(m, a.hi, b.hi), hn::IfThenElse(m, a.lo, b.lo), hn::IfThenElse(m, a.s, b.s)};
-}
+// to blend, not four. The three are separate values (the derivative paths return hi and set lo and s), not a
+// struct: SVE's vectors are sizeless and cannot be struct members.
 // g (hi + lo) s, rounded once (twice only where the result is subnormal: < 1 ulp there). g (hi + lo) cannot
 // overflow for a finite g, as g (hi + lo) s1 s2 computed the other way round could. With FMA, g lo is rounded
 // inside the addend (at most 0.3 of the result: ~0.15 ULP); without FMA, where g hi is split by Dekker's method
@@ -247,11 +231,11 @@ HWY_INLINE ScaledDd<V> IfThenElseDd(M m, const ScaledDd<V>& a, const ScaledDd<V>
 // lo = 0), and a zero g's the zero g (hi + lo) (the sum below adds two zeros of opposite signs to +0 where hi and lo
 // differ in sign).
 template <class D, class V = hn::Vec<D>>
-HWY_INLINE V BackwardTimes(D d, V g, const ScaledDd<V>& f) {
+HWY_INLINE V BackwardTimes(D d, V g, V f_hi, V f_lo, V f_s) {
 #if HWY_NATIVE_FMA
   (void)d;
-  const V p = hn::MulAdd(g, f.hi, hn::Mul(g, f.lo));
-  return hn::Mul(p, f.s);
+  const V p = hn::MulAdd(g, f_hi, hn::Mul(g, f_lo));
+  return hn::Mul(p, f_s);
 #else
   // Dekker's split multiplies g by 2^27 + 1, which overflows for |g| near DBL_MAX (the product came out NaN for
   // |g| above about 2^997), and its error terms for a tiny g fall below the subnormal grid (each rounded there: up
@@ -262,9 +246,9 @@ HWY_INLINE V BackwardTimes(D d, V g, const ScaledDd<V>& f) {
   const auto tiny = hn::Lt(magnitude, hn::Set(d, 0x1p-960));
   const V one = hn::Set(d, 1.0);
   const V gs = hn::Mul(g, hn::IfThenElse(huge, hn::Set(d, 0x1p-64), hn::IfThenElse(tiny, hn::Set(d, 0x1p64), one)));
-  const V ss = hn::Mul(f.s, hn::IfThenElse(huge, hn::Set(d, 0x1p64), hn::IfThenElse(tiny, hn::Set(d, 0x1p-64), one)));
+  const V ss = hn::Mul(f_s, hn::IfThenElse(huge, hn::Set(d, 0x1p64), hn::IfThenElse(tiny, hn::Set(d, 0x1p-64), one)));
   V lo, pl;
-  const V hi = FastTwoSum(f.hi, f.lo, lo);
+  const V hi = FastTwoSum(f_hi, f_lo, lo);
   const V ph = TwoProd(d, gs, hi, pl);
   // Where g hi underflows to a zero (a tiny g), that zero has the product's sign, which adding the corrections'
   // +0 would lose (FMA's fma(g, hi, g lo) rounds the nonzero exact sum, keeping it).
@@ -289,7 +273,7 @@ HWY_INLINE V BackwardTimes(D d, V g, const ScaledDd<V>& f) {
 //               gelu_f64_exp.sollya (2^-67.6 absolute); fpminimax, double (and one double-double) coefficients.
 //   Special:    f(+-0) = +-0, f(+inf) = +inf, f(-inf) = -0, NaN -> qNaN.
 //
-// ExactF64<true>: its derivative f'(x) = Phi(x) + x phi(x) as an unrounded ScaledDd (GeluF64Backward: g f').
+// ExactF64<true>: its derivative f'(x) = Phi(x) + x phi(x) unrounded, (hi + lo) s (GeluF64Backward: g f').
 //   Domain:     all float64; f'(x) = 1 for x > 40; below x ~ -38.5 f' is below the smallest double, and for x <
 //               -40 its clamped value is kept only where g f' rounds to 0 (|g| < 2^64; larger g: DeepTailTimes).
 //   Max error:  g f' (random g, any binade) 1.21 ULP (AVX3, AVX2; 1.18 on SSE4, SSSE3, SCALAR, without FMA);
@@ -356,7 +340,7 @@ inline constexpr double kExactTMax = 40.0;  // t > 40: Q(t) = 0 in double (t Q(t
 
 // f'(-t) for t in [1/2, 5/4]: d (w1 + d W2(d)), d = t - t0 = dh + dl (t - t0hi exact by Sterbenz).
 template <class D, class V = hn::Vec<D>>
-HWY_INLINE ScaledDd<V> ExactRoot(D d, V t) {
+HWY_INLINE V ExactRoot(D d, V t, V& lo) {
   const V dh = hn::Sub(t, hn::Set(d, kRootT0Hi));
   const V dl = hn::Set(d, -kRootT0Lo);
   V w2l;
@@ -368,7 +352,8 @@ HWY_INLINE ScaledDd<V> ExactRoot(D d, V t) {
   const V wh = TwoSum(hn::Set(d, kRootW1Hi), wd, wl);
   V pl;
   const V ph = TwoProd(d, dh, wh, pl);
-  return Unscaled(d, ph, hn::Add(pl, hn::MulAdd(dh, wl, hn::Mul(dl, wh))));
+  lo = hn::Add(pl, hn::MulAdd(dh, wl, hn::Mul(dl, wh)));
+  return ph;
 }
 
 // S(t) = sh + sl for t in [0, 40] (tc, already clamped): the common-range polynomial in u = t - 3/2 where
@@ -412,16 +397,21 @@ HWY_INLINE V MillsS(D d, V tc, V& sl) {
 //   f(-t) = -t Q(t), f(t) = t - t Q(t), Q(t) = exp(-t^2/2) S(t), t Q(t) kept as a double-double until the end;
 //   f'(-t) = D(t) = exp(-t^2/2) (S(t) - phi0 t), f'(t) = 1 - D(t); near the root of D (x in (-5/4, -1/2])
 //   the derivative takes ExactRoot.
+// Returns f(x), or f' as hi, with lo and s set (the derivative's (hi + lo) s; untouched for f).
 template <bool kDerivative, class D, class V = hn::Vec<D>>
-HWY_INLINE auto ExactF64(D d, V x) {
+HWY_INLINE V ExactF64(D d, V x, V& lo, V& s) {
   const V t = hn::Abs(x);
   const auto negative = hn::Lt(x, hn::Zero(d));
-  ScaledDd<V> result = Unscaled(d, hn::Zero(d), hn::Zero(d));
+  V root_hi = hn::Zero(d), root_lo = hn::Zero(d);
   auto root = hn::Lt(t, hn::Zero(d));  // lanes taking ExactRoot (derivative only)
   if constexpr (kDerivative) {
     root = hn::And(negative, hn::And(hn::Ge(t, hn::Set(d, kRootMin)), hn::Lt(t, hn::Set(d, kRootMax))));
-    if (!hn::AllFalse(d, root)) result = ExactRoot(d, t);
-    if (hn::AllTrue(d, root)) return result;
+    if (!hn::AllFalse(d, root)) root_hi = ExactRoot(d, t, root_lo);
+    if (hn::AllTrue(d, root)) {
+      lo = root_lo;
+      s = hn::Set(d, 1.0);
+      return root_hi;
+    }
   }
   const V tc = hn::Min(t, hn::Set(d, kExactTMax));
   V sc;
@@ -448,8 +438,7 @@ HWY_INLINE auto ExactF64(D d, V x) {
   const V yh = TwoProd(d, uh, mh, yl);
   yl = hn::Add(yl, hn::MulAdd(uh, ml, hn::Mul(ul, mh)));
   if constexpr (!kDerivative) {
-    (void)result;
-    (void)root;
+    (void)root_hi, (void)root_lo, (void)root, (void)lo, (void)s;
     // x < 0: -2^k (yh + yl), rounded once. x >= 0: x - 2^k yh - 2^k yl, where x - 2^k yh is exact
     // (Sterbenz: 2^k yh = t Q(t) <= t/2), so f(t) = t (1 - Q) is rounded once too.
     const V vh = Scale(yh, s1, s2);
@@ -461,9 +450,14 @@ HWY_INLINE auto ExactF64(D d, V x) {
     const V vh = Scale(yh, s1, s2);
     V el;
     const V eh = FastTwoSum(hn::Set(d, 1.0), hn::Neg(vh), el);
-    const ScaledDd<V> general =
-        IfThenElseDd<D>(negative, ScaledBy(yh, yl, s1, s2), Unscaled(d, eh, hn::Sub(el, Scale(yl, s1, s2))));
-    return IfThenElseDd<D>(root, result, general);
+    // x < 0: (yh s1 + yl s1) s2; x >= 1/2: (eh + el - 2^k yl) 1; the root lanes: ExactRoot's, unscaled.
+    const V one = hn::Set(d, 1.0);
+    const V general_hi = hn::IfThenElse(negative, hn::Mul(yh, s1), eh);
+    const V general_lo = hn::IfThenElse(negative, hn::Mul(yl, s1), hn::Sub(el, Scale(yl, s1, s2)));
+    const V general_s = hn::IfThenElse(negative, s2, one);
+    lo = hn::IfThenElse(root, root_lo, general_lo);
+    s = hn::IfThenElse(root, one, general_s);
+    return hn::IfThenElse(root, root_hi, general_hi);
   }
 }
 
@@ -522,8 +516,9 @@ HWY_INLINE void SigmoidArgs(D d, V x, V& zh, V& zl, V& zph, V& zpl) {
   }
 }
 
+// Returns f(x), or f' as hi, with lo and s set (the derivative's (hi + lo) s; untouched for f).
 template <bool kTanh, bool kDerivative, class D, class V = hn::Vec<D>>
-HWY_INLINE auto SigmoidF64(D d, V x) {
+HWY_INLINE V SigmoidF64(D d, V x, V& lo, V& s) {
   // Beyond the clamp the results are saturated: e^-|z| x < 2^-1100 (x < 0); sigma = 1 in double (x > 0).
   const V lim = hn::Set(d, kTanh ? 40.0 : 500.0);
   const V xc = hn::Min(hn::Max(x, hn::Neg(lim)), lim);
@@ -543,6 +538,7 @@ HWY_INLINE auto SigmoidF64(D d, V x) {
   den_l = hn::Add(den_l, el);
   const V inv = hn::Div(one, den_h);
   if constexpr (!kDerivative) {
+    (void)lo, (void)s;
     // x >= 0: x / den.
     const V qp = hn::Mul(xc, inv);
     const V rp = ResidualNegMulAdd(d, qp, den_h, xc);
@@ -579,8 +575,10 @@ HWY_INLINE auto SigmoidF64(D d, V x) {
     hl = hn::Add(hl, pl);
     V gl;
     const V gh = TwoProd(d, qh, hh, gl);
-    const ScaledDd<V> fneg = ScaledBy(gh, hn::Add(gl, hn::MulAdd(qh, hl, hn::Mul(ql, hh))), s1, s2);
-    return IfThenElseDd<D>(negative, fneg, Unscaled(d, fposh, fposl));
+    // x < 0: (gh s1 + (gl + ...) s1) s2; x >= 0: (fposh + fposl) 1.
+    lo = hn::IfThenElse(negative, hn::Mul(hn::Add(gl, hn::MulAdd(qh, hl, hn::Mul(ql, hh))), s1), fposl);
+    s = hn::IfThenElse(negative, s2, hn::Set(d, 1.0));
+    return hn::IfThenElse(negative, hn::Mul(gh, s1), fposh);
   }
 }
 
@@ -619,22 +617,16 @@ inline constexpr double kExpMinus700Hi = 0x1.14f2b0fb9307fp+0;  // exp(-700) 2^1
 inline constexpr double kExpMinus700Lo = 0x1.57961a567de7ap-57;
 inline constexpr double kDeepTailXMin = 20.0;  // every deep lane has x < -kDeepTailXMin (tanh: t > 22.05)
 
-template <class V, class M>
-struct DeepTail {
-  V value;  // g f'(x) where `lanes`
-  M lanes;  // x < 0, finite, with a > kExpArgMax
-};
-
-// The float64 kernels' per-form code, one block per form: Eval, f (kDerivative false) or f' as GeluF64 and
-// GeluF64Backward round them, and DeepArgs, the far tail's exponent argument a = ah + al and factor P = ph + pl
+// The float64 kernels' per-form code, one block per form: Eval, f (kDerivative false) or f' = (hi + lo) s (returns
+// hi, sets lo and s) as GeluF64 and GeluF64Backward round them, and DeepArgs, the far tail's exponent argument a = ah + al and factor P = ph + pl
 // (DeepTailTimes, below) with the lanes where the far tail applies.
 template <int kForm>
 struct F64Form;
 template <>
 struct F64Form<common::kNone> {
   template <bool kDerivative, class D, class V>
-  static HWY_INLINE auto Eval(D d, V x) {
-    return ExactF64<kDerivative>(d, x);
+  static HWY_INLINE V Eval(D d, V x, V& lo, V& s) {
+    return ExactF64<kDerivative>(d, x, lo, s);
   }
   // a = t^2/2, P = t phi0 (1 - R/t) by the Mills ratio's series.
   template <class D, class V>
@@ -663,8 +655,8 @@ struct F64Form<common::kNone> {
 template <bool kTanh, double kXMin>
 struct F64SigmoidForm {
   template <bool kDerivative, class D, class V>
-  static HWY_INLINE auto Eval(D d, V x) {
-    return SigmoidF64<kTanh, kDerivative>(d, x);
+  static HWY_INLINE V Eval(D d, V x, V& lo, V& s) {
+    return SigmoidF64<kTanh, kDerivative>(d, x, lo, s);
   }
   template <class D, class V>
   static HWY_INLINE hn::Mask<D> DeepArgs(D d, V x, V& ah, V& al, V& ph, V& pl) {
@@ -685,10 +677,11 @@ struct F64Form<common::kTanh> : F64SigmoidForm<true, -30.0> {};
 template <>
 struct F64Form<common::kSigmoid> : F64SigmoidForm<false, -900.0> {};
 
+// Returns g f'(x) where `lanes` (set: x < 0, finite, with a > kExpArgMax).
 template <int kForm, class D, class V = hn::Vec<D>>
-HWY_NOINLINE DeepTail<V, hn::Mask<D>> DeepTailTimes(D d, V g, V x) {
+HWY_NOINLINE V DeepTailTimes(D d, V g, V x, hn::Mask<D>& lanes) {
   V ah, al, ph, pl;  // a = ah + al; P = ph + pl
-  const hn::Mask<D> lanes = F64Form<kForm>::DeepArgs(d, x, ah, al, ph, pl);
+  lanes = F64Form<kForm>::DeepArgs(d, x, ah, al, ph, pl);
   V mh, ml, s1, s2;
   ExpNeg(d, hn::Sub(ah, hn::Set(d, kDeepExpOffset)), al, mh, ml, s1, s2);
   V el;  // P m
@@ -699,8 +692,8 @@ HWY_NOINLINE DeepTail<V, hn::Mask<D>> DeepTailTimes(D d, V g, V x) {
   hl = hn::Add(hl, hn::MulAdd(eh, hn::Set(d, kExpMinus700Lo), hn::Mul(el, hn::Set(d, kExpMinus700Hi))));
   // g f' = -g (hh + hl) 2^-14 2^-996 s1 s2
   const V scale = hn::Set(d, -0x1p-14);
-  const V p = BackwardTimes(d, g, Unscaled(d, hn::Mul(hh, scale), hn::Mul(hl, scale)));
-  return {hn::Mul(hn::Mul(hn::Mul(p, hn::Set(d, 0x1p-996)), s1), s2), lanes};
+  const V p = BackwardTimes(d, g, hn::Mul(hh, scale), hn::Mul(hl, scale), hn::Set(d, 1.0));
+  return hn::Mul(hn::Mul(hn::Mul(p, hn::Set(d, 0x1p-996)), s1), s2);
 }
 
 // ------------------------------------------------------------------------------------------------------
@@ -708,7 +701,8 @@ HWY_NOINLINE DeepTail<V, hn::Mask<D>> DeepTailTimes(D d, V g, V x) {
 // NaN -> NaN (quiet), f(-inf) = -0, f'(-inf) = +0, f(+inf) = +inf, f'(+inf) = 1.
 template <int kForm, class D, class V = hn::Vec<D>>
 HWY_INLINE V GeluF64(D d, V x) {
-  V r = F64Form<kForm>::template Eval<false>(d, x);
+  V unused_lo, unused_s;
+  V r = F64Form<kForm>::template Eval<false>(d, x, unused_lo, unused_s);
   r = hn::CopySign(r, x);  // f has the sign of x, zeros included (f(-0) = -0, f(-40) = -0)
   return hn::IfThenElse(hn::IsNaN(x), hn::Add(x, x), r);
 }
@@ -730,8 +724,9 @@ HWY_INLINE auto IsFiniteNonzero(D d, V v) {
 // sign IEEE gives g f'(x).
 template <int kForm, class D, class V = hn::Vec<D>>
 HWY_INLINE V GeluF64Backward(D d, V g, V x) {
-  ScaledDd<V> f = F64Form<kForm>::template Eval<true>(d, x);
-  const V r = BackwardTimes(d, g, f);
+  V f_lo, f_s;
+  V f_hi = F64Form<kForm>::template Eval<true>(d, x, f_lo, f_s);
+  const V r = BackwardTimes(d, g, f_hi, f_lo, f_s);
   // Lanes with a non-finite x or g, a zero g, or a g large enough for the far tail (DeepTailTimes), rare: tested
   // once per vector so that the common path skips their fix-ups (about a tenth of this function's operations).
   // (x g) 2^960 is finite and nonzero where both are finite, g is nonzero, and x g neither underflows to 0 nor
@@ -741,17 +736,18 @@ HWY_INLINE V GeluF64Backward(D d, V g, V x) {
   // |g| >= 2^64 (|f'| < 2^-1140 where a > kExpArgMax), so |x g| > 2^64.
   if (HWY_LIKELY(hn::AllTrue(d, IsFiniteNonzero(d, hn::Mul(hn::Mul(x, g), hn::Set(d, 0x1p960)))))) return r;
   const auto minus_inf = hn::Eq(x, hn::Set(d, -std::numeric_limits<double>::infinity()));
-  f.hi = hn::IfThenZeroElse(minus_inf, f.hi);  // f'(-inf) = +0
-  f.lo = hn::IfThenZeroElse(minus_inf, f.lo);
-  V any_g = hn::IfThenElse(hn::IsFinite(g), BackwardTimes(d, g, f), hn::Mul(hn::Mul(g, f.hi), f.s));
+  f_hi = hn::IfThenZeroElse(minus_inf, f_hi);  // f'(-inf) = +0
+  f_lo = hn::IfThenZeroElse(minus_inf, f_lo);
+  V any_g = hn::IfThenElse(hn::IsFinite(g), BackwardTimes(d, g, f_hi, f_lo, f_s), hn::Mul(hn::Mul(g, f_hi), f_s));
   // g = +-0: g (hi + lo), whose sign is that of g f' (hi alone may differ next to the roots, where hi + lo cancels;
   // hi = lo = +0 at x = -inf).
-  any_g = hn::IfThenElse(hn::Eq(g, hn::Zero(d)), hn::Mul(g, hn::Add(f.hi, f.lo)), any_g);
+  any_g = hn::IfThenElse(hn::Eq(g, hn::Zero(d)), hn::Mul(g, hn::Add(f_hi, f_lo)), any_g);
   // The far tail for a finite nonzero g (a zero g keeps the zero of -g's sign above, an infinite one g hi s).
   const auto finite_g = IsFiniteNonzero(d, g);
   if (!hn::AllFalse(d, hn::And(finite_g, hn::Lt(x, hn::Set(d, -kDeepTailXMin))))) {
-    const auto deep = DeepTailTimes<kForm>(d, g, x);
-    any_g = hn::IfThenElse(hn::And(finite_g, deep.lanes), deep.value, any_g);
+    hn::Mask<D> deep_lanes;
+    const V deep = DeepTailTimes<kForm>(d, g, x, deep_lanes);
+    any_g = hn::IfThenElse(hn::And(finite_g, deep_lanes), deep, any_g);
   }
   return hn::IfThenElse(hn::IsNaN(x), hn::Add(x, x), any_g);
 }

@@ -220,12 +220,14 @@ struct HwyOps {
     return hn::And(hn::BitCast(di, shifted), hn::Set(di, common::kCoreColumns - 1));
   }
   // out[k] = the table's row k at each lane's column, k < N (common::ScalarOps::Rows). AVX-512: per row, the 32
-  // entries are two registers and one vpermt2ps picks from both (Highway 1.0.3 has no two-table lookup). AVX2:
+  // entries are two registers and one vpermt2ps picks from both (Highway 1.0.3 has no two-table lookup). NEON: a
+  // TBL and a TBX over four registers each. AVX2:
   // the rows of each lane's column are read from a column-major copy of the table and transposed (ColumnsOf8);
   // a row at a time would be a gather or four permutes and three blends. Only the float-core targets
-  // (float_core_targets.h) instantiate it.
-  template <int kKind, int kForm, bool kDerivative, int N>
-  HWY_INLINE void Rows(hn::Vec<DI> column, V (&out)[N]) const {
+  // (float_core_targets.h) instantiate it. (VOut is V: a parameter, so that the array type is formed only where
+  // Rows is instantiated; SVE's sizeless vectors cannot be array elements.)
+  template <int kKind, int kForm, bool kDerivative, int N, class VOut>
+  HWY_INLINE void Rows(hn::Vec<DI> column, VOut (&out)[N]) const {
     static_assert(cpu::RunsFloatCore(HWY_TARGET) && hn::MaxLanes(D()) * sizeof(float) == HWY_MAX_BYTES,
                   "the float core's full float vectors");
 #if HWY_TARGET == HWY_AVX2
@@ -234,6 +236,23 @@ struct HwyOps {
     const auto& rows = common::TableRowsOf<kKind, kForm, kDerivative>();
     for (int k = 0; k < N; ++k) {
       out[k] = V{_mm512_permutex2var_ps(hn::Load(d, rows[k]).raw, column.raw, hn::Load(d, rows[k] + 16).raw)};
+    }
+#elif HWY_TARGET == HWY_NEON
+    // NEON: a row's 32 entries are 128 bytes, eight registers; TBL over the first four (64 bytes) and TBX over the
+    // last four pick each lane's 4 bytes. Byte indices 4 column + {0, 1, 2, 3}: below 64 for columns 0..15, which TBL
+    // reads (TBL gives 0 for the others); minus 64, below 64 for columns 16..31, which TBX fills in (TBX keeps the
+    // lanes whose index, wrapped past 191, is out of its range). column is in [0, 32) (Column, TailColumn).
+    const auto& rows = common::TableRowsOf<kKind, kForm, kDerivative>();
+    const uint8x16_t low_index = vreinterpretq_u8_u32(
+        vmlaq_n_u32(vdupq_n_u32(0x03020100u), vreinterpretq_u32_s32(column.raw), 0x04040404u));
+    const uint8x16_t high_index = vsubq_u8(low_index, vdupq_n_u8(64));
+    for (int k = 0; k < N; ++k) {
+      uint8x16x4_t low, high;
+      for (int q = 0; q < 4; ++q) {
+        low.val[q] = vreinterpretq_u8_f32(vld1q_f32(rows[k] + 4 * q));
+        high.val[q] = vreinterpretq_u8_f32(vld1q_f32(rows[k] + 16 + 4 * q));
+      }
+      out[k] = V{vreinterpretq_f32_u8(vqtbx4q_u8(vqtbl4q_u8(low, low_index), high, high_index))};
     }
 #else
     (void)column, (void)out;

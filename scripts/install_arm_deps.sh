@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
+# Installs what the Arm (aarch64) cross build and its tests under emulation need, on Debian 12 x86-64:
+# the cross compiler, qemu's user-mode emulator, the arm64 -dev packages the library and its kernel tests link
+# (Highway, GoogleTest, MPFR, GMP), and llvm-19 for llvm-mca (docs/BENCHMARKS.md, Arm model estimates).
+# Used by scripts/test_arm.sh and cmake/aarch64-linux-gnu.cmake. Idempotent: apt-get runs only when something is missing.
+set -euo pipefail
+
+packages=(
+  g++-aarch64-linux-gnu qemu-user-static
+  libhwy-dev:arm64 libgtest-dev:arm64 libmpfr-dev:arm64 libgmp-dev:arm64
+  llvm-19  # llvm-mca knows neoverse-n2, neoverse-v1, neoverse-v2
+)
+
+sudo_cmd=()
+[[ $(id -u) -eq 0 ]] || sudo_cmd=(sudo)
+if ! dpkg --print-foreign-architectures | grep -qx arm64; then
+  "${sudo_cmd[@]}" dpkg --add-architecture arm64
+fi
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
+done
+if ((${#missing[@]} == 0)); then
+  echo "install_arm_deps: all ${#packages[@]} packages present"
+  exit 0
+fi
+echo "install_arm_deps: installing ${missing[*]}"
+export DEBIAN_FRONTEND=noninteractive
+"${sudo_cmd[@]}" apt-get update -q
+"${sudo_cmd[@]}" apt-get install -y -q --no-install-recommends "${missing[@]}"
