@@ -58,9 +58,9 @@ def test_agrees_with_torch_where_torch_is_accurate(approximate):
 
 
 def test_more_accurate_than_torch_in_negative_tail():
-    # PyTorch 1.13's float32 F.gelu(approximate='none') is 0.5*x*(1+erf(x/sqrt2)): below x ~ -5.5 the
-    # 1+erf cancels to 0, so it returns 0 for values as large as 7.6e-23 (x = -10), and garbage digits
-    # around -5. Ours is within 1 ULP down to the smallest subnormal result.
+    # PyTorch's float32 F.gelu(approximate='none') (1.13 and 2.x alike) is 0.5*x*(1+erf(x/sqrt2)): below
+    # x ~ -5.5 the 1+erf cancels to 0, so it returns 0 for values as large as 7.6e-23 (x = -10), and
+    # garbage digits around -5. Ours is within 1 ULP down to the smallest subnormal result.
     xs = torch.tensor([-5.0, -10.0, -13.0, -14.0], dtype=torch.float32)
     ours = gt.gelu(xs)
     theirs = F.gelu(xs)
