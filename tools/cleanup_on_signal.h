@@ -40,8 +40,8 @@ class BlockEndingSignals {
 // the handler and restores the previous actions. Only async-signal-safe calls run in the handler, and a path is
 // published to it whole (an atomic state set after its bytes are written, claimed by the handler before it reads
 // them), so a handler on any thread (the signal may go to an OpenMP worker) sees a path whole or not at all. A
-// signal that reaches another thread between a file's creation and its Track (BlockEndingSignals covers the calling
-// thread only) leaves that file. At most kMaxPaths paths are tracked at once; past that, or for a path of 4096 bytes
+// signal that reaches another thread between a creation and its Track (BlockEndingSignals covers the calling thread
+// only) leaves what was created: so ReplaceFile tracks its file's name before it creates the file. At most kMaxPaths paths are tracked at once; past that, or for a path of 4096 bytes
 // or more, Track returns -1 and the path is not removed on a signal.
 class CleanupOnSignal {
  public:

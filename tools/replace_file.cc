@@ -11,6 +11,7 @@
 #include <cerrno>
 #include <cstring>
 #include <memory>
+#include <random>
 #include <vector>
 
 namespace gelu {
@@ -19,17 +20,33 @@ namespace {
 std::string Errno(int e) { return std::strerror(e); }
 
 // While ReplaceFile fills its temporary file, a signal that ends the process (Ctrl-C, kill) removes it
-// (CleanupOnSignal) rather than leaving a hidden partial file beside the target. mkstemp and Track run with those
-// signals blocked in this thread, so that a signal delivered here never falls between the file's creation and its
-// tracking.
+// (CleanupOnSignal) rather than leaving a hidden partial file beside the target. The name is tracked before the file
+// exists and the file is then created with O_EXCL: a signal between the two, on whichever thread it lands (an
+// OpenMP worker of the computation does not block it), removes a name that is not there yet, which is harmless,
+// instead of missing a file that is. The last six characters of the template (XXXXXX) are drawn at random, as
+// mkstemp draws them, and drawn again for a name that exists already.
 class TemporaryFile {
  public:
-  // Creates the temporary file from `name_template` (mkstemp) and tracks it.
+  // Creates the file `name_template` names (its XXXXXX replaced), tracked from before its creation. Returns the
+  // descriptor, or -1 with errno set.
   int Create(std::string& name_template) {
-    const BlockEndingSignals blocked;
-    const int fd = ::mkstemp(name_template.data());
-    if (fd >= 0) slot_ = CleanupOnSignal::Track(name_template.c_str());
-    return fd;
+    static constexpr char kChars[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
+    thread_local std::mt19937_64 random(std::random_device{}() ^ static_cast<uint64_t>(::getpid()));
+    const size_t suffix = name_template.size() - 6;
+    for (int attempt = 0; attempt < 1000; ++attempt) {
+      for (size_t i = suffix; i < name_template.size(); ++i) name_template[i] = kChars[random() % (sizeof kChars - 1)];
+      slot_ = CleanupOnSignal::Track(name_template.c_str());
+      const int fd = ::open(name_template.c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+      if (fd >= 0) return fd;
+      const int e = errno;
+      Untrack();
+      if (e != EEXIST) {
+        errno = e;
+        return -1;
+      }
+    }
+    errno = EEXIST;
+    return -1;
   }
   // The file is renamed or removed: nothing to remove any more.
   void Untrack() {
