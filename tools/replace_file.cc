@@ -23,11 +23,11 @@ std::string Errno(int e) { return std::strerror(e); }
 // (CleanupOnSignal) rather than leaving a hidden partial file beside the target. The name is tracked before the file
 // exists and the file is then created with O_EXCL: a signal between the two, on whichever thread it lands (an
 // OpenMP worker of the computation does not block it), removes a name that is not there yet, which is harmless,
-// instead of missing a file that is. The last six characters of the template (XXXXXX) are drawn at random, as
-// mkstemp draws them, and drawn again for a name that exists already.
+// instead of missing a file that is. The template's last six characters (UniqueNameTemplate's suffix) are drawn at
+// random, as mkstemp draws them, and drawn again for a name that exists already.
 class TemporaryFile {
  public:
-  // Creates the file `name_template` names (its XXXXXX replaced), tracked from before its creation. Returns the
+  // Creates the file `name_template` names (its six-character suffix drawn), tracked from before its creation. Returns the
   // descriptor, or -1 with errno set.
   int Create(std::string& name_template) {
     static constexpr char kChars[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";

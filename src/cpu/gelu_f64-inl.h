@@ -91,7 +91,7 @@ HWY_INLINE V TwoProd(D d, V a, V b, V& lo) {
   (void)d;
   lo = hn::MulSub(a, b, hi);
 #else
-  const V split = hn::Set(d, 134217729.0);  // 2^27 + 1
+  const V split = hn::Set(d, 0x1p27 + 1.0);  // Dekker's splitter for 53-bit doubles
   const V ca = hn::Mul(a, split), cb = hn::Mul(b, split);
   const V ah = hn::Sub(ca, hn::Sub(ca, a)), bh = hn::Sub(cb, hn::Sub(cb, b));
   const V al = hn::Sub(a, ah), bl = hn::Sub(b, bh);
