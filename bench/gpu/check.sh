@@ -1,16 +1,16 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
 # The GPU check, in one run: build gelu_cuda for sm_90 with nvcc alone, run the GPU tests, time every form forward
-# and backward (fp32, bf16) beside a device-to-device copy, compare with PyTorch where it imports (its kernels, its
-# accuracy, the seed's 1000-call benchmark), profile the kernels with Nsight Compute where ncu runs, build the Python
+# and backward (fp32, bf16, fp16) beside a device-to-device copy, compare with PyTorch where it imports (its kernels, its
+# accuracy, its unfused composition of the fused kernels, the seed's 1000-call benchmark), profile the kernels with Nsight Compute where ncu runs, build the Python
 # module with CUDA and run the Python CUDA tests (bench/gpu/python_cuda.sh), print one table last and write a log.
 # The C++ half needs only nvcc (and the host compiler it drives); the Python half needs CMake, ninja, pybind11 and
 # PyTorch (the GPU image has them) and Highway, carried as Debian packages: run bench/gpu/prepare_carry.sh here
 # first and carry build-gpu-carry (device tool: carry ["build-gpu-carry"]).
 #
 # Usage: bench/gpu/check.sh [--quick] [--out DIR]
-#   --quick   skip the 2^32-input checks and the 2^34-element array (about a minute less), the PyTorch accuracy
-#             sweep and the Nsight Compute pass
+#   --quick   skip the 2^32-input checks, the 2^34-element array and the Nsight Compute pass (the PyTorch
+#             accuracy sweep stays: seconds on the GPU)
 #   --out     where the build, logs and CSVs go (default: build-gpu-check)
 # Environment: NVCC (default: nvcc on PATH, else /usr/local/cuda/bin/nvcc), GELU_CUDA_ARCH (default 90),
 #   GELU_BENCH_N (elements, default 268435456 = 2^28), GELU_BENCH_REPS (default 25), PYTHON (default python3).
@@ -121,7 +121,7 @@ GELU_CUDA_HALF_TABLES=0 "$out/gelu_gpu_bench" --n "$n" --reps "$reps" --types bf
 # far past L2, short to replay). Optional: ncu is missing or cannot read the counters on some machines.
 if [ "$quick" = 0 ] && command -v ncu >/dev/null; then
   echo "== Nsight Compute (ncu; log $out/ncu.txt)"
-  timeout 300 ncu --section SpeedOfLight --section MemoryWorkloadAnalysis --section LaunchStats --section Occupancy \
+  timeout 300 ncu --clock-control none --section SpeedOfLight --section MemoryWorkloadAnalysis --section LaunchStats --section Occupancy \
     -k 'regex:Gelu|Bias|Geglu' --launch-skip 0 --launch-count 24 \
     "$out/gelu_gpu_bench" --n 67108864 --reps 1 --types f32,bf16 > "$out/ncu.txt" 2>&1
   echo "ncu: exit $? ($(grep -c 'DRAM Throughput' "$out/ncu.txt") kernels profiled)"
@@ -138,8 +138,7 @@ bash bench/gpu/python_cuda.sh "$out/python" || python_rc=$?
 torch_rc=77
 if "$python" -c 'import torch, sys; sys.exit(0 if torch.cuda.is_available() else 1)' 2>/dev/null; then
   echo "== PyTorch comparison"
-  compare_args=(--seed-bench)
-  [ "$quick" = 0 ] && compare_args+=(--accuracy)
+  compare_args=(--seed-bench --fused --accuracy)
   PYTHONPATH="$out/python/python${PYTHONPATH:+:$PYTHONPATH}" "$python" bench/gpu/torch_compare.py \
     --lib "$out/libgelu_cuda.so" --n "$n" --reps "$reps" "${compare_args[@]}" --csv "$out/torch.csv" |
     tee "$out/table.md"

@@ -15,13 +15,21 @@ and bfloat16 forward over all 65,536 inputs: how far PyTorch's result is from ou
 of the exact value for 'none', tests/gelu_exhaustive_test.cc), and how many negative-tail inputs (x < -5, where
 GELU is still a normal float down to x ~ -13.1) PyTorch returns as 0 or with more than 2 ULP of error there.
 
+Fused (--fused): bias + GELU forward and backward (grad_x and grad_bias) and GEGLU forward and backward on a
+16384 x 4096 matrix (2^26 elements per array), float32 and bfloat16, 'none' and 'tanh', beside PyTorch's unfused
+composition of the same kernels autograd runs: forward F.gelu(x + bias) and F.gelu(a) * b; backward
+aten.gelu_backward(g, h) then its sum over rows for grad_bias (h = x + bias, saved by autograd), and g * gelu(a),
+g * b, aten.gelu_backward(g * b, a) for GEGLU (gelu(a) saved). "rel diff" is |ours - PyTorch| / |PyTorch| over the
+whole output (both in float64): the two differ by design in 16-bit (ours rounds x + bias and gelu(a) * b once,
+PyTorch rounds each step), and a NaN or an unwritten output (each output is poisoned with NaN first) shows as nan.
+
 Seed benchmark (--seed-bench): exact and tanh forward on 1024x1024 and 8192x8192 float32 tensors, 1000 calls
 each, wall-clock time of the whole loop (host overhead per call included: each call allocates its output, as F.gelu
 does), through gelu.torch where it imports with CUDA kernels, through ctypes otherwise, beside F.gelu; 3 rounds
 alternating, the median round reported.
 
 Usage: python3 bench/gpu/torch_compare.py --lib BUILD/libgelu_cuda.so [--n N] [--reps R] [--accuracy]
-       [--seed-bench] [--csv FILE]
+       [--seed-bench] [--fused] [--csv FILE]
 Exit status 77 when PyTorch or a CUDA device is missing (nothing measured).
 """
 import argparse
@@ -38,6 +46,7 @@ except ImportError as e:  # the script is optional in check.sh
     sys.exit(77)
 
 GELU_OK = 0
+TYPE_NAMES = {torch.float32: "f32", torch.bfloat16: "bf16", torch.float16: "f16"}  # the library's suffixes
 # Spelled here, not read from the function table: the forms timed against PyTorch, each with a twin in theirs().
 FORMS = ["none", "tanh", "sigmoid"]  # gelu_approximate's order: FORMS.index(form) is the value passed to the library
 
@@ -50,13 +59,17 @@ def load(path):
         f.argtypes, f.restype = [p, p, n, e, p], e
         b = getattr(lib, f"gelu_cuda_backward_{t}")
         b.argtypes, b.restype = [p, p, p, n, e, p], e
+        for name, args in (("bias_forward", [p, p, p, n, n, e, p]), ("bias_backward", [p, p, p, p, p, n, n, e, p]),
+                           ("geglu_forward", [p, p, p, n, e, p]), ("geglu_backward", [p, p, p, p, p, n, e, p])):
+            fn = getattr(lib, f"gelu_cuda_{name}_{t}")
+            fn.argtypes, fn.restype = args, e
     lib.gelu_cuda_last_error_string.argtypes, lib.gelu_cuda_last_error_string.restype = [], ctypes.c_char_p
     return lib
 
 
 def ours(lib, direction, x, g, y, form):
     """A zero-argument callable running our kernel on the tensors, on PyTorch's current stream."""
-    t = {torch.float32: "f32", torch.bfloat16: "bf16", torch.float16: "f16"}[x.dtype]
+    t = TYPE_NAMES[x.dtype]
     a, n = FORMS.index(form), x.numel()
     fn = getattr(lib, f"gelu_cuda_{direction}_{t}")
     xp, gp, yp = x.data_ptr(), g.data_ptr(), y.data_ptr()
@@ -105,7 +118,7 @@ def time_interleaved(calls, reps):
 def speed(lib, n, reps):
     rows = []
     gen = torch.Generator(device="cuda").manual_seed(1)
-    for dtype, tname in ((torch.float32, "f32"), (torch.bfloat16, "bf16")):
+    for dtype, tname in ((torch.float32, "f32"), (torch.bfloat16, "bf16"), (torch.float16, "f16")):
         x = torch.randn(n, device="cuda", dtype=dtype, generator=gen)
         g = torch.randn(n, device="cuda", dtype=dtype, generator=gen)
         y = torch.empty_like(x)
@@ -175,6 +188,57 @@ def accuracy(lib):
     return lines
 
 
+def fused(lib, reps, rows=16384, cols=4096):
+    """Fused kernels against PyTorch's unfused composition; one table row per kernel, type and form."""
+    out = []
+    gen = torch.Generator(device="cuda").manual_seed(3)
+    n = rows * cols
+    for dtype in (torch.float32, torch.bfloat16):
+        t, es = TYPE_NAMES[dtype], torch.tensor([], dtype=dtype).element_size()
+        r = lambda *shape: torch.randn(*shape, device="cuda", dtype=dtype, generator=gen)  # noqa: E731
+        x, bias, g, a, b = r(rows, cols), r(cols), r(rows, cols), r(rows, cols), r(rows, cols)
+        h = x + bias
+        y, gx, ga, gb = (torch.full_like(x, float("nan")) for _ in range(4))
+        gbias = torch.full_like(bias, float("nan"))
+        s = lambda: torch.cuda.current_stream().cuda_stream  # noqa: E731
+        for form in ("none", "tanh"):
+            a_ = FORMS.index(form)
+            fa = F.gelu(a, approximate=form)  # GEGLU's saved activation
+            cases = [
+                ("bias_forward", 2, lambda: getattr(lib, f"gelu_cuda_bias_forward_{t}")(
+                    x.data_ptr(), bias.data_ptr(), y.data_ptr(), rows, cols, a_, s()),
+                 lambda: F.gelu(x + bias, approximate=form), lambda: [y]),
+                ("bias_backward", 3, lambda: getattr(lib, f"gelu_cuda_bias_backward_{t}")(
+                    g.data_ptr(), x.data_ptr(), bias.data_ptr(), gx.data_ptr(), gbias.data_ptr(), rows, cols, a_,
+                    s()),
+                 lambda: (lambda gh: (gh, gh.sum(0)))(torch.ops.aten.gelu_backward(g, h, approximate=form)),
+                 lambda: [gx, gbias]),
+                ("geglu_forward", 3, lambda: getattr(lib, f"gelu_cuda_geglu_forward_{t}")(
+                    a.data_ptr(), b.data_ptr(), y.data_ptr(), n, a_, s()),
+                 lambda: F.gelu(a, approximate=form) * b, lambda: [y]),
+                ("geglu_backward", 5, lambda: getattr(lib, f"gelu_cuda_geglu_backward_{t}")(
+                    g.data_ptr(), a.data_ptr(), b.data_ptr(), ga.data_ptr(), gb.data_ptr(), n, a_, s()),
+                 lambda: (torch.ops.aten.gelu_backward(g * b, a, approximate=form), g * fa),
+                 lambda: [ga, gb]),
+            ]
+            for name, arrays, mine, theirs_, outputs in cases:
+                for o in outputs():
+                    o.fill_(float("nan"))
+                status = mine()
+                if status != GELU_OK:
+                    raise RuntimeError(f"gelu_cuda_{name}_{t}: {status} {lib.gelu_cuda_last_error_string()}")
+                want = theirs_()
+                want = list(want) if isinstance(want, tuple) else [want]
+                num = sum(float((o.double() - w.double()).norm()) for o, w in zip(outputs(), want))
+                den = sum(float(w.double().norm()) for w in want)
+                ms_ours, ms_torch = time_interleaved([mine, theirs_], reps)
+                out.append(dict(kernel=name, type=t, form=form, ms=ms_ours, gbps=arrays * n * es / (ms_ours * 1e6),
+                                torch_ms=ms_torch, ratio=ms_torch / ms_ours, rel=num / den))
+        del x, bias, g, a, b, h, y, gx, ga, gb, gbias, fa
+        torch.cuda.empty_cache()
+    return out
+
+
 def seed_bench(lib, calls=1000, rounds=3):
     """The seed's exact-vs-tanh benchmark: ms for `calls` forward calls, ours and F.gelu's, median of `rounds`."""
     import time
@@ -221,6 +285,7 @@ def main():
     ap.add_argument("--reps", type=int, default=25)
     ap.add_argument("--accuracy", action="store_true")
     ap.add_argument("--seed-bench", action="store_true")
+    ap.add_argument("--fused", action="store_true")
     ap.add_argument("--csv")
     args = ap.parse_args()
     if not torch.cuda.is_available():
@@ -231,6 +296,12 @@ def main():
     acc = accuracy(lib) if args.accuracy else []
     acc += seed_bench(lib) if args.seed_bench else []
     rows = speed(lib, args.n, args.reps)
+    fused_rows, fused_error = [], None
+    if args.fused:  # after the elementwise table's measurements, so that a failure here loses none of them
+        try:
+            fused_rows = fused(lib, args.reps)
+        except Exception as e:  # noqa: BLE001 (reported, and the exit status says so)
+            fused_error = f"{type(e).__name__}: {e}"
     if args.csv:
         with open(args.csv, "w") as f:
             keys = list(rows[0].keys())
@@ -246,9 +317,19 @@ def main():
         mark = " (composed)" if r["composed"] else ""
         print(f"| {r['kernel']} | {r['type']} | {r['ms']:.4f} | {r['gbps']:.0f} | {r['pct_copy']:.1f}% | "
               f"{r['torch_ms']:.4f}{mark} | {r['ratio']:.2f}x |")
+    if fused_rows:
+        print()
+        print("| fused kernel (16384 x 4096) | type | form | ours ms | ours GB/s | PyTorch unfused ms | ours / PyTorch "
+              "speed | rel diff |")
+        print("|---|---|---|---:|---:|---:|---:|---:|")
+        for r in fused_rows:
+            print(f"| {r['kernel']} | {r['type']} | {r['form']} | {r['ms']:.4f} | {r['gbps']:.0f} | "
+                  f"{r['torch_ms']:.4f} | {r['ratio']:.2f}x | {r['rel']:.1e} |")
+    if fused_error:
+        print(f"torch_compare: the fused comparison FAILED: {fused_error}")
     copies = sorted({(r['type'], round(r['copy_gbps'])) for r in rows})
     print("copy GB/s (median per type): " + ", ".join(f"{t} {g}" for t, g in copies))
-    return 0
+    return 1 if fused_error else 0
 
 
 if __name__ == "__main__":

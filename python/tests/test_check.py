@@ -64,3 +64,28 @@ def test_bad_callables_and_arguments():
         gelu.check.check(gelu.forward, dtype="float16").meets("ulp2")
     with pytest.raises(ValueError, match="approximate must be"):
         gelu.check.check(gelu.forward, approximate="erf")
+
+
+@pytest.mark.parametrize("device", ["cpu", "cuda"])
+def test_torch_callable_misrounded_count_equals_a_direct_count(device, request):
+    # The callable gets its chunks on the device asked for (a CUDA tensor function is checked there), and the
+    # checker's count of misrounded bf16 results equals a direct comparison of F.gelu on that device with the
+    # library's correctly rounded gelu.torch.gelu on the CPU over all 65,536 inputs.
+    if device == "cuda":
+        request.getfixturevalue("cuda_device")
+    seen = set()
+
+    def f(x):
+        seen.add(x.device.type)
+        return torch.nn.functional.gelu(x)
+
+    r = gelu.check.check(f, dtype="bfloat16", device=device)
+    assert seen == {device}
+    bits = torch.arange(1 << 16, dtype=torch.int32)
+    x = torch.where(bits >= 1 << 15, bits - (1 << 16), bits).to(torch.int16).view(torch.bfloat16)
+    theirs = torch.nn.functional.gelu(x.to(device)).cpu()
+    import gelu.torch as gt
+    want = gt.gelu(x)
+    both_nan = torch.isnan(theirs.float()) & torch.isnan(want.float())  # a NaN for a number is misrounded
+    direct = int(((theirs.view(torch.int16) != want.view(torch.int16)) & ~both_nan).sum())
+    assert r.findings["own"]["misrounded"] == direct
