@@ -51,14 +51,9 @@ echo "nvcc: $("$nvcc" --version | tail -1); host: $(nproc) cores"
 nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.mem --format=csv,noheader 2>/dev/null ||
   echo "nvidia-smi: not available"
 
-# ---- Build. The library exactly as src/cuda/CMakeLists.txt builds it: sm_$arch code plus compute_$arch PTX,
-# --fmad=false (host and device round alike), static CUDA runtime. The drivers are host code; -march=native
-# speeds up the host reference of the exhaustive checks (the same operations: -ffp-contract=off).
-common=(-O3 -std=c++20 -I. -Iinclude)
-host_flags="-O3,-march=native,-ffp-contract=off,-pthread,-fopenmp"
+# ---- Build: the library (static CUDA runtime) and the two drivers, with nvcc alone.
+source bench/gpu/nvcc_flags.sh  # common, cu_flags, host_flags
 echo "== build ($out)"
-cu_flags=(-gencode "arch=compute_${arch},code=[sm_${arch},compute_${arch}]" --fmad=false
-  -Xcompiler -fPIC,-fvisibility=hidden,-ffp-contract=off -DGELU_BUILDING)
 "$nvcc" "${common[@]}" "${cu_flags[@]}" -c src/cuda/gelu.cu -o "$out/gelu.o" &
 lib_pid=$!
 "$nvcc" "${common[@]}" "${cu_flags[@]}" -c src/cuda/gelu_fused.cu -o "$out/gelu_fused.o" &
@@ -114,7 +109,7 @@ reps="${GELU_BENCH_REPS:-25}"
 echo "== gelu_gpu_bench (n = $n)"
 "$out/gelu_gpu_bench" --n "$n" --reps "$reps" --csv "$out/bench.csv"
 bench_rc=$?
-echo "== gelu_gpu_bench, bf16 with the tables off (every element computed in double)"
+echo "== gelu_gpu_bench, bf16 with the tables off (every element computed)"
 GELU_CUDA_HALF_TABLES=0 "$out/gelu_gpu_bench" --n "$n" --reps "$reps" --types bf16 --csv "$out/bench_notables.csv"
 
 # ---- Nsight Compute: throughput, memory and launch figures of every kernel once (f32 and bf16, 2^26 elements:

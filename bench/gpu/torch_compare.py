@@ -29,7 +29,7 @@ does), through gelu.torch where it imports with CUDA kernels, through ctypes oth
 alternating, the median round reported.
 
 Usage: python3 bench/gpu/torch_compare.py --lib BUILD/libgelu_cuda.so [--n N] [--reps R] [--accuracy]
-       [--seed-bench] [--fused] [--csv FILE]
+       [--seed-bench] [--fused] [--types f32,bf16,f16] [--csv FILE]
 Exit status 77 when PyTorch or a CUDA device is missing (nothing measured).
 """
 import argparse
@@ -115,10 +115,12 @@ def time_interleaved(calls, reps):
     return [statistics.median(s) for s in samples]
 
 
-def speed(lib, n, reps):
+def speed(lib, n, reps, types=("f32", "bf16", "f16")):
     rows = []
     gen = torch.Generator(device="cuda").manual_seed(1)
     for dtype, tname in ((torch.float32, "f32"), (torch.bfloat16, "bf16"), (torch.float16, "f16")):
+        if tname not in types:
+            continue
         x = torch.randn(n, device="cuda", dtype=dtype, generator=gen)
         g = torch.randn(n, device="cuda", dtype=dtype, generator=gen)
         y = torch.empty_like(x)
@@ -286,6 +288,7 @@ def main():
     ap.add_argument("--accuracy", action="store_true")
     ap.add_argument("--seed-bench", action="store_true")
     ap.add_argument("--fused", action="store_true")
+    ap.add_argument("--types", default="f32,bf16,f16", help="elementwise types timed (comma-separated)")
     ap.add_argument("--csv")
     args = ap.parse_args()
     if not torch.cuda.is_available():
@@ -295,7 +298,7 @@ def main():
     print(f"torch {torch.__version__}, {torch.cuda.get_device_name()}, n = {args.n}, median of {args.reps}")
     acc = accuracy(lib) if args.accuracy else []
     acc += seed_bench(lib) if args.seed_bench else []
-    rows = speed(lib, args.n, args.reps)
+    rows = speed(lib, args.n, args.reps, args.types.split(","))
     fused_rows, fused_error = [], None
     if args.fused:  # after the elementwise table's measurements, so that a failure here loses none of them
         try:

@@ -90,6 +90,9 @@ def check(fn, approximate="none", backward=False, dtype="float32", device=None, 
         raise ValueError(f"gelu.check: format must be table, markdown or json, not {format!r}")
     if isinstance(require, str):
         require = (require,)
+    if not hasattr(_gelu, "_check_inputs"):
+        raise RuntimeError("gelu.check: this build of the module has no checker (it links the checker of the gelu "
+                           "command, tools/checker.h: build with GELU_BUILD_TOOLS=ON)")
     x = np.frombuffer(_gelu._check_inputs(approximate, backward, dtype), np.float32).copy()
     y = np.concatenate([_call(fn, backward, x[i:i + CHUNK], dtype, device) for i in range(0, len(x), CHUNK)])
     coverage = (f"all 65,536 {dtype} values" if dtype != "float32" else "stratified float32 sample") + \

@@ -100,11 +100,25 @@ def _run(route, approximate, out, *inputs):
         fn(*pointers, out.data_ptr(), out.numel(), dtype, approximate)
         return
     # The kernels go to the current stream of the tensors' device, which is also made current: a stream belongs
-    # to its device, and the library launches on the current one.
+    # to its device, and the library launches on the current one. When that device is current already (the
+    # usual case), the raw stream handle is read without a device guard or a Stream object: host time per call,
+    # which is most of a call on a small tensor (docs/CUDA.md, the seed's 1024 x 1024 benchmark).
     fn = _gelu._cuda_forward_ptr if len(inputs) == 1 else _gelu._cuda_backward_ptr
-    with torch.cuda.device(out.device):
-        stream = torch.cuda.current_stream(out.device).cuda_stream
+    index = out.get_device()
+    if _raw_stream is not None and index == _current_device():
+        fn(*pointers, out.data_ptr(), out.numel(), dtype, approximate, _raw_stream(index))
+        return
+    with torch.cuda.device(index):
+        stream = torch.cuda.current_stream(index).cuda_stream
         fn(*pointers, out.data_ptr(), out.numel(), dtype, approximate, stream)
+
+
+# torch's private accessors of the current device and raw stream (what torch.compile's generated code calls);
+# absent in some builds, where _run takes the public path.
+_raw_stream = getattr(torch._C, "_cuda_getCurrentRawStream", None)
+_current_device = getattr(torch._C, "_cuda_getDevice", None)
+if _current_device is None:
+    _raw_stream = None
 
 
 def _op_route(name, x, approximate):

@@ -53,8 +53,24 @@
 namespace gelu::cuda {
 namespace {
 
-constexpr int kThreads = 256;     // per block; 8 warps, any multiple of 32 would do for elementwise work
-constexpr int kUnroll = 4;        // 16-byte vectors in flight per thread and input (64 bytes)
+// Launch geometry. The macros exist for bench/gpu/launch_variants.sh, which builds the library with other values
+// and times each on a GPU; the defaults are the values chosen from its table (docs/CUDA.md).
+#ifndef GELU_CUDA_THREADS
+#define GELU_CUDA_THREADS 256
+#endif
+#ifndef GELU_CUDA_UNROLL
+#define GELU_CUDA_UNROLL 4
+#endif
+#ifndef GELU_CUDA_MIN_BLOCKS  // __launch_bounds__'s minimum resident blocks per SM (caps registers); 0: none
+#define GELU_CUDA_MIN_BLOCKS 0
+#endif
+#ifndef GELU_CUDA_GRID_STRIDE  // 1: grid capped at the resident blocks, grid-stride loop; 0: one pass, grid to fit n
+#define GELU_CUDA_GRID_STRIDE 1
+#endif
+constexpr int kThreads = GELU_CUDA_THREADS;  // per block; any multiple of 32 would do for elementwise work
+constexpr int kUnroll = GELU_CUDA_UNROLL;    // 16-byte vectors in flight per thread and input
+constexpr int kMinBlocks = GELU_CUDA_MIN_BLOCKS;
+constexpr bool kGridStride = GELU_CUDA_GRID_STRIDE != 0;
 constexpr int kVectorBytes = 16;  // uint4
 
 // ---------------------------------------------------------------------------------------------------------
@@ -87,7 +103,7 @@ struct Direct {
 };
 
 template <class Op>
-__global__ void __launch_bounds__(kThreads) GeluKernel(const Params<typename Op::T, Op::kInputs> p) {
+__global__ void __launch_bounds__(kThreads, kMinBlocks) GeluKernel(const Params<typename Op::T, Op::kInputs> p) {
   using T = typename Op::T;
   constexpr int kIn = Op::kInputs;
   constexpr int kLanes = kVectorBytes / sizeof(T);
@@ -405,7 +421,9 @@ gelu_status Launch(int device, const typename Op::T* const (&in)[Op::kInputs], t
   size_t blocks = (threads + kThreads - 1) / kThreads;
   size_t resident = 0;
   if (const gelu_status s = ResidentBlocks<Op>(device, &resident); s != GELU_OK) return s;
-  if (blocks > resident) blocks = resident;
+  if (kGridStride && blocks > resident) blocks = resident;
+  constexpr size_t kMaxGrid = 0x7FFFFFFF;  // gridDim.x's limit; the loops stride over whatever is beyond it
+  if (blocks > kMaxGrid) blocks = kMaxGrid;
   if (blocks == 0) blocks = 1;
   GeluKernel<Op><<<static_cast<unsigned>(blocks), kThreads, Op::kSharedBytes, static_cast<cudaStream_t>(stream)>>>(p);
   const cudaError_t err = cudaGetLastError();
