@@ -32,7 +32,7 @@ template <>
 struct F32Form<kNone> {
   static constexpr bool kHasRing = false;  // its exponent t^2/2 steepens with t (gelu_f32_math.h: why the sigmoid only)
   static constexpr float kTailTMax = kTailTMaxExact;
-  static constexpr float TailIdentityFrom(bool derivative) {
+  GELU_HD static constexpr float TailIdentityFrom(bool derivative) {
     return derivative ? kTailIdentityFromExactDerivative : kTailIdentityFromExactForward;
   }
   GELU_TABLE_REF_FN static const CoreTable& Core(bool derivative) {
@@ -48,7 +48,7 @@ template <>
 struct F32Form<kTanh> {
   static constexpr bool kHasRing = false;  // its exponent grows like t^3
   static constexpr float kTailTMax = kTailTMaxTanh;
-  static constexpr float TailIdentityFrom(bool derivative) {
+  GELU_HD static constexpr float TailIdentityFrom(bool derivative) {
     return derivative ? kTailIdentityFromTanhDerivative : kTailIdentityFromTanhForward;
   }
   GELU_TABLE_REF_FN static const CoreTable& Core(bool derivative) {
@@ -64,7 +64,7 @@ template <>
 struct F32Form<kSigmoid> {
   static constexpr bool kHasRing = true;  // exponent 1.702 t, linear: degree 5 fits intervals of width 1/4
   static constexpr float kTailTMax = kTailTMaxSigmoid;
-  static constexpr float TailIdentityFrom(bool derivative) {
+  GELU_HD static constexpr float TailIdentityFrom(bool derivative) {
     return derivative ? kTailIdentityFromSigmoidDerivative : kTailIdentityFromSigmoidForward;
   }
   GELU_TABLE_REF_FN static const CoreTable& Core(bool derivative) {

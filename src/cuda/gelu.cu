@@ -10,18 +10,10 @@
 //
 // Cost: float32 and the 16-bit types evaluate in float through the float core (gelu_ops.h), fp64 only in the tail
 // lanes the float core leaves to the double path and, for 16-bit results, the lanes near a rounding midpoint. The
-// figures below are for the double-path evaluation that preceded it (they bound the fp64 lanes' cost): An H100/H200 SM retires 64 fp64 operations per cycle (the 67 TFLOP/s fp64
-// figure is the tensor cores'; plain fp64 FMA is half that, 34 TFLOP/s): 132 SMs at ~1.98 GHz give ~1.7e13 fp64
-// instructions/s. Copy bandwidth is ~4.3 TB/s (read + written, measured on an H200): ~5.4e11 fp32 elements/s
-// forward (8 bytes each), 3.6e11 backward (12 bytes), 1.1e12 bf16 forward (4 bytes). Per element (PTX counts):
-// the exact and tanh forms cost ~16 fp64 instructions for |x| <= 3 (gelu_scalar.h's common-range polynomial) and
-// ~45 beyond (exp, a division, the Mills-ratio polynomial); the sigmoid form ~30 everywhere. Lanes of a warp that
-// take different paths serialise, so with N(0, 1) inputs (8% of warp steps hold a |x| > 3 lane) the exact form
-// averages ~20, i.e. ~8e11 elements/s: fp32 should be memory-bound there, the sigmoid form about at the limit,
-// tail-heavy data (uniform on [-10, 10]) fp64-bound at about half the copy rate. The 16-bit types, at twice the
-// elements per byte, were fp64-bound at ~60% of copy in double, hence the lookup tables below (same bits, one
-// shared-memory load per element). Estimates, not measurements, made before float32 moved to the float core:
-// the code has not run on a GPU since (docs/CUDA.md); bench/gpu/check.sh measures.
+// arrays are far larger than L2 in the cases that matter, so the bound is the copy's bytes/s (~4.1-4.2 TB/s read
+// plus written on an H200): measured there at 2^28 elements (docs/CUDA.md, "Measured speed"), float32 reaches
+// 76-96 % of it and bf16 forward (tables) 67-72 %; neither DRAM nor the SMs are saturated (Nsight Compute: 76 % /
+// 57 % for float32 exact forward), i.e. too few bytes are in flight while warps compute.
 //
 // Memory access: each thread moves 16-byte vectors (uint4: 4 floats or 8 halves), kUnroll of them loaded before
 // the first is used, so that enough bytes are in flight to cover DRAM latency; grid-stride loops over a grid
@@ -172,20 +164,19 @@ __global__ void __launch_bounds__(kThreads, kMinBlocks) GeluKernel(const Params<
 }
 
 // ---------------------------------------------------------------------------------------------------------
-// 16-bit lookup tables. A 16-bit input has only 65,536 values, so f(x) (and f'(x), in double) can be computed
-// once per context by the same element functions and looked up: the results are the same bits as computing them,
-// without the evaluation (the float core's ~25 float operations and table loads, more in the lanes that take the
-// double path; see the cost note at the top). Whether the tables still pay off against the float path is for a
-// GPU to measure (GELU_CUDA_HALF_TABLES=0). The tables cover the binades where activations live, |x| in [2^-16, 16) for bf16
-// (5,120 values) and [2^-8, 16) for fp16 (24,576 values); other inputs, rare in N(0, s) data, are computed as in
-// Direct. Each block copies its table from global to shared memory (10 KiB: bf16 forward, 40 KiB: bf16
-// derivative, 48 KiB: fp16 forward), where a warp's 32 random look-ups cost a few bank cycles rather than the
-// dozens of L1 wavefronts of a global gather. fp16 backward has no table: its derivative table over a useful
-// range would not fit (8 bytes per entry, 2,048 entries per binade).
+// 16-bit forward lookup tables. A 16-bit input has only 65,536 values, so f(x) can be computed once per context by
+// the same element functions and looked up: the same bits as computing them, without the evaluation (the float
+// core's ~25 float operations and table loads, more in the lanes that take the double path). The tables cover the
+// binades where activations live, |x| in [2^-16, 16) for bf16 (5,120 values) and [2^-8, 16) for fp16 (24,576
+// values); other inputs, rare in N(0, s) data, are computed as in Direct. Each block copies its table from global to
+// shared memory (10 KiB bf16, 48 KiB fp16), where a warp's 32 random look-ups cost a few bank cycles rather than the
+// dozens of L1 wavefronts of a global gather. Measured on an H200 at 2^28 elements (docs/CUDA.md): bf16 forward
+// 67-68 % of copy with the table, 31-39 % computed. The backward functions compute: a bf16 table of f' in double
+// (40 KiB, then a double product and rounding per element) ran at 33 % of copy against 37-49 % computed, and an
+// fp16 one over a useful range would not fit (8 bytes per entry, 2,048 entries per binade).
 
 // 16-byte aligned: blocks copy them as uint4 vectors (each form's row is a multiple of 16 bytes too).
 __device__ __align__(16) uint16_t g_bf16_forward[common::kNumForms][Bf16Range::kEntries];
-__device__ __align__(16) double g_bf16_derivative[common::kNumForms][Bf16Range::kEntries];
 __device__ __align__(16) uint16_t g_f16_forward[common::kNumForms][F16Range::kEntries];
 
 template <int Form>
@@ -193,9 +184,6 @@ __device__ void InitTablesForm(int i) {
   if (i < Bf16Range::kEntries) {
     const uint16_t in[1] = {Bf16Range::Value(i)};
     g_bf16_forward[Form][i] = ForwardBf16Op<Form>::Apply(in);
-    // The double that common::BackwardHalf multiplies grad_out by.
-    const float x = common::Bf16ToFloat(in[0]);
-    g_bf16_derivative[Form][i] = common::DoublePathScalar(x, Form, true);
   }
   if (i < F16Range::kEntries) {
     const uint16_t in[1] = {F16Range::Value(i)};
@@ -239,23 +227,6 @@ struct ForwardHalfTable {
     const int index = Range::Index(in[0]);
     if (index >= 0) return reinterpret_cast<const uint16_t*>(shared)[index];
     return ForwardHalfOp<Format, Form>::Apply(in);
-  }
-};
-
-template <int Form>
-struct BackwardBf16Table {
-  using T = uint16_t;
-  static constexpr int kInputs = 2;
-  static constexpr size_t kSharedBytes = Bf16Range::kEntries * sizeof(double);
-  __device__ __forceinline__ static void Prepare(uint4* shared) {
-    CopyToShared<double, Bf16Range::kEntries>(g_bf16_derivative[Form], shared);
-  }
-  __device__ __forceinline__ static T Apply(const T (&in)[2], const uint4* shared) {
-    const int index = Bf16Range::Index(in[1]);
-    if (index < 0) return BackwardBf16Op<Form>::Apply(in);
-    // The same product common::BackwardHalf forms: grad_out (exact in double) times f'(x), rounded once.
-    const double g = common::Bf16ToFloat(in[0]);
-    return common::DoubleToBf16(g * reinterpret_cast<const double*>(shared)[index]);
   }
 };
 
@@ -488,7 +459,7 @@ gelu_status gelu_cuda_forward_bf16(const uint16_t* x, uint16_t* y, size_t n, gel
 gelu_status gelu_cuda_backward_bf16(const uint16_t* grad_out, const uint16_t* x, uint16_t* grad_in, size_t n,
                                     gelu_approximate approximate, void* stream) {
   const uint16_t* const in[2] = {grad_out, x};
-  return gelu::cuda::Run<gelu::cuda::BackwardBf16Op, gelu::cuda::BackwardBf16Table>(in, grad_in, n, approximate, stream);
+  return gelu::cuda::Run<gelu::cuda::BackwardBf16Op>(in, grad_in, n, approximate, stream);
 }
 
 gelu_status gelu_cuda_forward_f16(const uint16_t* x, uint16_t* y, size_t n, gelu_approximate approximate,

@@ -273,7 +273,7 @@ inline std::string DeviceDescription() {
   int dev = 0;
   cudaDeviceProp prop{};
   if (cudaGetDevice(&dev) != cudaSuccess || cudaGetDeviceProperties(&prop, dev) != cudaSuccess) return "unknown";
-  char buf[256];
+  char buf[640];  // prop.name is up to 256 characters
   std::snprintf(buf, sizeof buf, "%s, sm_%d%d, %d SMs, %.1f GiB, L2 %d MiB", prop.name, prop.major, prop.minor,
                 prop.multiProcessorCount, prop.totalGlobalMem / 1073741824.0, prop.l2CacheSize >> 20);
   return buf;
