@@ -17,15 +17,5 @@ sudo_cmd=()
 if ! dpkg --print-foreign-architectures | grep -qx arm64; then
   "${sudo_cmd[@]}" dpkg --add-architecture arm64
 fi
-missing=()
-for p in "${packages[@]}"; do
-  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
-done
-if ((${#missing[@]} == 0)); then
-  echo "install_arm_deps: all ${#packages[@]} packages present"
-  exit 0
-fi
-echo "install_arm_deps: installing ${missing[*]}"
-export DEBIAN_FRONTEND=noninteractive
-"${sudo_cmd[@]}" apt-get update -q
-"${sudo_cmd[@]}" apt-get install -y -q --no-install-recommends "${missing[@]}"
+source "$(dirname "$0")/apt_install_missing.sh"
+apt_install_missing install_arm_deps "${packages[@]}"

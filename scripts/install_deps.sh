@@ -16,17 +16,5 @@ packages=(
   dataset-fashion-mnist  # /usr/share/datasets/fashion-mnist/*.gz, for python -m gelu.claims (docs/CLAIMS.md)
 )
 
-missing=()
-for p in "${packages[@]}"; do
-  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
-done
-if ((${#missing[@]} == 0)); then
-  echo "install_deps: all ${#packages[@]} packages present"
-  exit 0
-fi
-echo "install_deps: installing ${missing[*]}"
-sudo_cmd=()
-[[ $(id -u) -eq 0 ]] || sudo_cmd=(sudo)
-export DEBIAN_FRONTEND=noninteractive
-"${sudo_cmd[@]}" apt-get update -q
-"${sudo_cmd[@]}" apt-get install -y -q --no-install-recommends "${missing[@]}"
+source "$(dirname "$0")/apt_install_missing.sh"
+apt_install_missing install_deps "${packages[@]}"
