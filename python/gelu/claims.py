@@ -549,8 +549,8 @@ def write_report(res, chosen, claims, outdir):
               "## Cost", "",
               f"Microseconds per call on {COST_ELEMENTS >> 10} Ki float32 N(0, 1) inputs, 1 thread, the best of 5 "
               "interleaved rounds of thread CPU time (gelu.speed; bench/python_vs_torch.py has the full table). "
-              "PyTorch's sigmoid column is the eager x * sigmoid(1.702 x). GPU: no GPU figures have been measured "
-              "yet (docs/CUDA.md).", ""]
+              "PyTorch's sigmoid column is the eager x * sigmoid(1.702 x). The GPU kernels' speed beside PyTorch's: "
+              "docs/CUDA.md (measured there, not part of this experiment).", ""]
     cost = res["cost"]
     rows = [[impl, op] + [f"{1e6 * cost[f'{impl}/{f}/{op}']:.1f}" for f in FORMS]
             for impl in ("ours", "torch") for op in ("forward", "backward")]
