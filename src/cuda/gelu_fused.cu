@@ -3,8 +3,13 @@
 // library's semantics and bits (gelu.h: gelu_bias_*, gelu_geglu_*, gelu_geglu_rows_*): the per-element arithmetic
 // is src/cuda/gelu_ops.h (over gelu_scalar.h and half.h), and grad_bias is summed in the CPU's order.
 //
-// These kernels are plain (one element per thread and grid-stride step, no 16-byte vectors, no tables): correct
-// and coalesced, not yet tuned on a GPU (none was available when they were written; docs/CUDA.md).
+// The kernels in use are plain: one element per thread and grid-stride step, coalesced. Measured on an H200
+// (docs/CUDA.md): 0.36-1.31x PyTorch's unfused composition at 16384 x 4096. Built with GELU_CUDA_FUSED_VECTORS=1,
+// the flat cases instead move 16-byte vectors (4 floats or 8 halves per thread and step): bias forward and
+// backward where x, bias and the outputs are 16-byte aligned and cols is a multiple of the vector's lanes, GEGLU
+// forward and backward (not the rows forms) where every array is 16-byte aligned. They compute the same elements
+// in the same order (grad_bias: the same per-column sums), so the same bits; they have not run on a GPU yet, which
+// is why they are off: bench/gpu/launch_variants.sh builds them, checks them (gelu_cuda_check) and times them.
 //
 // Indexing: a rows x cols problem is walked as a flat index i (coalesced: consecutive threads, consecutive
 // columns); each thread keeps its (row, column) and advances it by the grid stride without a division per step.
@@ -17,6 +22,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <initializer_list>
 #include <type_traits>
 
 #include "gelu/gelu_cuda.h"
@@ -29,6 +35,25 @@ namespace {
 
 constexpr int kThreads = 256;
 constexpr size_t kMaxRowBlocks = 64;  // the CPU's kMaxRowBlocks (src/cpu/gelu_fused.cc)
+#ifndef GELU_CUDA_FUSED_VECTORS
+#define GELU_CUDA_FUSED_VECTORS 0
+#endif
+constexpr bool kFusedVectors = GELU_CUDA_FUSED_VECTORS != 0;
+
+// A 16-byte vector of T.
+template <class T>
+union Vec {
+  static constexpr int kLanes = 16 / sizeof(T);
+  uint4 bits;
+  T lanes[kLanes];
+};
+
+inline bool Aligned16(std::initializer_list<const void*> ps) {
+  for (const void* p : ps) {
+    if (reinterpret_cast<uintptr_t>(p) % 16 != 0) return false;
+  }
+  return true;
+}
 
 // (row, column) of flat index i in a rows x cols walk, advanced by a fixed stride.
 struct Walker {
@@ -119,6 +144,119 @@ __global__ void __launch_bounds__(kThreads) GegluBackwardKernel(
   }
 }
 
+// ---- 16-byte vector kernels (GELU_CUDA_FUSED_VECTORS; the callers check alignment and lanes).
+
+// Bias forward over vectors: cols is a multiple of the lanes, so a vector lies in one row and its bias is the
+// vector at column-vector w.c of bias.
+template <class Format, int Form>
+__global__ void __launch_bounds__(kThreads) BiasForwardVectors(const typename Storage<Format>::T* x,
+                                                               const typename Storage<Format>::T* bias,
+                                                               typename Storage<Format>::T* y, size_t vectors,
+                                                               size_t col_vectors) {
+  using V = Vec<typename Storage<Format>::T>;
+  const size_t stride = GridStride();
+  const uint4* xv = reinterpret_cast<const uint4*>(x);
+  const uint4* bv = reinterpret_cast<const uint4*>(bias);
+  uint4* yv = reinterpret_cast<uint4*>(y);
+  Walker w(ThreadIndex(), stride, col_vectors);
+  for (size_t v = ThreadIndex(); v < vectors; v += stride, w.Advance()) {
+    V a, b, r;
+    a.bits = __ldcs(xv + v);
+    b.bits = __ldg(bv + w.c);
+#pragma unroll
+    for (int l = 0; l < V::kLanes; ++l) r.lanes[l] = BiasForwardElement<Format>(a.lanes[l], b.lanes[l], Form);
+    __stcs(yv + v, r.bits);
+  }
+}
+
+// Bias backward, row block blockIdx.y, one column vector (kLanes columns, kLanes sums) per thread and step: each
+// column's products are summed in row order from +0, as the scalar kernel does.
+template <class Format, int Form>
+__global__ void __launch_bounds__(kThreads) BiasBackwardBlockVectors(const typename Storage<Format>::T* g,
+                                                                     const typename Storage<Format>::T* x,
+                                                                     const typename Storage<Format>::T* bias,
+                                                                     typename Storage<Format>::T* grad_x,
+                                                                     double* partial, size_t rows, size_t cols,
+                                                                     size_t block) {
+  using V = Vec<typename Storage<Format>::T>;
+  const size_t col_vectors = cols / V::kLanes;
+  const size_t b = blockIdx.y;
+  const size_t r0 = b * block, r1 = r0 + block < rows ? r0 + block : rows;
+  const uint4* gv = reinterpret_cast<const uint4*>(g);
+  const uint4* xv = reinterpret_cast<const uint4*>(x);
+  uint4* outv = reinterpret_cast<uint4*>(grad_x);
+  for (size_t c = ThreadIndex(); c < col_vectors; c += GridStride()) {
+    V bc;
+    bc.bits = __ldg(reinterpret_cast<const uint4*>(bias) + c);
+    double sum[V::kLanes];
+#pragma unroll
+    for (int l = 0; l < V::kLanes; ++l) sum[l] = 0.0;
+    for (size_t r = r0; r < r1; ++r) {
+      const size_t i = r * col_vectors + c;
+      V gi, xi, out;
+      gi.bits = __ldcs(gv + i);
+      xi.bits = __ldcs(xv + i);
+#pragma unroll
+      for (int l = 0; l < V::kLanes; ++l) {
+        sum[l] += BiasBackwardElement<Format>(gi.lanes[l], xi.lanes[l], bc.lanes[l], Form, &out.lanes[l]);
+      }
+      __stcs(outv + i, out.bits);
+    }
+#pragma unroll
+    for (int l = 0; l < V::kLanes; ++l) partial[b * cols + c * V::kLanes + l] = sum[l];
+  }
+}
+
+// GEGLU forward over n contiguous elements: whole vectors, then the last n % kLanes one by one.
+template <class Format, int Form>
+__global__ void __launch_bounds__(kThreads) GegluForwardVectors(const typename Storage<Format>::T* a,
+                                                                const typename Storage<Format>::T* b,
+                                                                typename Storage<Format>::T* y, size_t n) {
+  using V = Vec<typename Storage<Format>::T>;
+  const size_t stride = GridStride(), vectors = n / V::kLanes;
+  for (size_t v = ThreadIndex(); v < vectors; v += stride) {
+    V av, bv, r;
+    av.bits = __ldcs(reinterpret_cast<const uint4*>(a) + v);
+    bv.bits = __ldcs(reinterpret_cast<const uint4*>(b) + v);
+#pragma unroll
+    for (int l = 0; l < V::kLanes; ++l) r.lanes[l] = GegluForwardElement<Format>(av.lanes[l], bv.lanes[l], Form);
+    __stcs(reinterpret_cast<uint4*>(y) + v, r.bits);
+  }
+  for (size_t i = vectors * V::kLanes + ThreadIndex(); i < n; i += stride) {
+    y[i] = GegluForwardElement<Format>(a[i], b[i], Form);
+  }
+}
+
+// GEGLU backward over n contiguous elements; a vector's inputs are all read before its outputs are written
+// (outputs may alias inputs exactly).
+template <class Format, int Form>
+__global__ void __launch_bounds__(kThreads) GegluBackwardVectors(
+    const typename Storage<Format>::T* g, const typename Storage<Format>::T* a, const typename Storage<Format>::T* b,
+    typename Storage<Format>::T* ga, typename Storage<Format>::T* gb, size_t n) {
+  using T = typename Storage<Format>::T;
+  using V = Vec<T>;
+  const size_t stride = GridStride(), vectors = n / V::kLanes;
+  for (size_t v = ThreadIndex(); v < vectors; v += stride) {
+    V gv, av, bv, outa, outb;
+    gv.bits = __ldcs(reinterpret_cast<const uint4*>(g) + v);
+    av.bits = __ldcs(reinterpret_cast<const uint4*>(a) + v);
+    bv.bits = __ldcs(reinterpret_cast<const uint4*>(b) + v);
+#pragma unroll
+    for (int l = 0; l < V::kLanes; ++l) {
+      GegluBackwardElement<Format>(gv.lanes[l], av.lanes[l], bv.lanes[l], Form, &outa.lanes[l], &outb.lanes[l]);
+    }
+    __stcs(reinterpret_cast<uint4*>(ga) + v, outa.bits);
+    __stcs(reinterpret_cast<uint4*>(gb) + v, outb.bits);
+  }
+  for (size_t i = vectors * V::kLanes + ThreadIndex(); i < n; i += stride) {
+    const T gi = g[i], ai = a[i], bi = b[i];
+    T outa, outb;
+    GegluBackwardElement<Format>(gi, ai, bi, Form, &outa, &outb);
+    ga[i] = outa;
+    gb[i] = outb;
+  }
+}
+
 // ---------------------------------------------------------------------------------------------------------
 // Host side.
 
@@ -145,11 +283,19 @@ gelu_status BiasForward(const void* x, const void* bias, void* y, size_t rows, s
   const auto v = validate::BiasForward(sizeof(T), alignof(T), x, bias, y, rows, cols);
   if (v != validate::Verdict::kRun) return validate::Status(v);
   const size_t n = rows * cols;
+  constexpr size_t kLanes = Vec<T>::kLanes;
+  const bool vectors = kFusedVectors && cols % kLanes == 0 && Aligned16({x, bias, y});
   unsigned blocks = 0;
-  if (const gelu_status s = Blocks(n, &blocks); s != GELU_OK) return s;
+  if (const gelu_status s = Blocks(vectors ? n / kLanes : n, &blocks); s != GELU_OK) return s;
   return WithForm(a, [&](auto form) {
-    BiasForwardKernel<Format, decltype(form)::value><<<blocks, kThreads, 0, static_cast<cudaStream_t>(stream)>>>(
-        static_cast<const T*>(x), static_cast<const T*>(bias), static_cast<T*>(y), n, cols);
+    const auto st = static_cast<cudaStream_t>(stream);
+    if (vectors) {
+      BiasForwardVectors<Format, decltype(form)::value><<<blocks, kThreads, 0, st>>>(
+          static_cast<const T*>(x), static_cast<const T*>(bias), static_cast<T*>(y), n / kLanes, cols / kLanes);
+    } else {
+      BiasForwardKernel<Format, decltype(form)::value><<<blocks, kThreads, 0, st>>>(
+          static_cast<const T*>(x), static_cast<const T*>(bias), static_cast<T*>(y), n, cols);
+    }
     return LaunchStatus();
   });
 }
@@ -166,7 +312,10 @@ gelu_status BiasBackward(const void* g, const void* x, const void* bias, void* g
   const auto st = static_cast<cudaStream_t>(stream);
   const size_t block = rows > 0 ? (rows + kMaxRowBlocks - 1) / kMaxRowBlocks : 1;
   const size_t row_blocks = rows > 0 ? (rows + block - 1) / block : 0;
-  const size_t col_blocks = (cols + kThreads - 1) / kThreads;
+  constexpr size_t kLanes = Vec<T>::kLanes;
+  const bool vectors = kFusedVectors && cols % kLanes == 0 && Aligned16({g, x, bias, gx});
+  const size_t col_threads = vectors ? cols / kLanes : cols;  // a column, or a vector of kLanes columns, each
+  const size_t col_blocks = (col_threads + kThreads - 1) / kThreads;
   double* partial = nullptr;
   if (row_blocks > 0) {
     // Stream-ordered scratch (row_blocks x cols doubles), freed after the reduction on the same stream.
@@ -177,12 +326,20 @@ gelu_status BiasBackward(const void* g, const void* x, const void* bias, void* g
     if (row_blocks > 0) {
       const dim3 grid(static_cast<unsigned>(col_blocks < 65535 ? col_blocks : 65535),
                       static_cast<unsigned>(row_blocks));
-      BiasBackwardBlocks<Format, decltype(form)::value><<<grid, kThreads, 0, st>>>(
-          static_cast<const T*>(g), static_cast<const T*>(x), static_cast<const T*>(bias), static_cast<T*>(gx),
-          partial, rows, cols, block);
+      if (vectors) {
+        BiasBackwardBlockVectors<Format, decltype(form)::value><<<grid, kThreads, 0, st>>>(
+            static_cast<const T*>(g), static_cast<const T*>(x), static_cast<const T*>(bias), static_cast<T*>(gx),
+            partial, rows, cols, block);
+      } else {
+        BiasBackwardBlocks<Format, decltype(form)::value><<<grid, kThreads, 0, st>>>(
+            static_cast<const T*>(g), static_cast<const T*>(x), static_cast<const T*>(bias), static_cast<T*>(gx),
+            partial, rows, cols, block);
+      }
       if (const gelu_status s = LaunchStatus(); s != GELU_OK) return s;
     }
-    const size_t reduce_blocks = col_blocks < static_cast<size_t>(sms) * 8 ? col_blocks : static_cast<size_t>(sms) * 8;
+    const size_t reduce_col_blocks = (cols + kThreads - 1) / kThreads;
+    const size_t reduce_blocks =
+        reduce_col_blocks < static_cast<size_t>(sms) * 8 ? reduce_col_blocks : static_cast<size_t>(sms) * 8;
     BiasBackwardReduce<Format><<<static_cast<unsigned>(reduce_blocks), kThreads, 0, st>>>(partial, row_blocks, cols,
                                                                                        static_cast<T*>(gbias));
     return LaunchStatus();
@@ -231,6 +388,15 @@ gelu_status GegluForward(const void* a, const void* b, void* y, size_t n, gelu_a
   if (!validate::ValidForm(approx)) return GELU_INVALID_ARGUMENT;
   const auto v = validate::GegluForward(sizeof(T), alignof(T), a, b, y, n);
   if (v != validate::Verdict::kRun) return validate::Status(v);
+  if (kFusedVectors && Aligned16({a, b, y})) {
+    unsigned blocks = 0;
+    if (const gelu_status s = Blocks(n / Vec<T>::kLanes + 1, &blocks); s != GELU_OK) return s;
+    return WithForm(approx, [&](auto form) {
+      GegluForwardVectors<Format, decltype(form)::value><<<blocks, kThreads, 0, static_cast<cudaStream_t>(stream)>>>(
+          static_cast<const T*>(a), static_cast<const T*>(b), static_cast<T*>(y), n);
+      return LaunchStatus();
+    });
+  }
   return GegluForwardStrided<Format>(a, 0, b, 0, y, 0, 1, n, approx, stream);
 }
 
@@ -241,6 +407,16 @@ gelu_status GegluBackward(const void* g, const void* a, const void* b, void* ga,
   if (!validate::ValidForm(approx)) return GELU_INVALID_ARGUMENT;
   const auto v = validate::GegluBackward(sizeof(T), alignof(T), g, a, b, ga, gb, n);
   if (v != validate::Verdict::kRun) return validate::Status(v);
+  if (kFusedVectors && Aligned16({g, a, b, ga, gb})) {
+    unsigned blocks = 0;
+    if (const gelu_status s = Blocks(n / Vec<T>::kLanes + 1, &blocks); s != GELU_OK) return s;
+    return WithForm(approx, [&](auto form) {
+      GegluBackwardVectors<Format, decltype(form)::value><<<blocks, kThreads, 0, static_cast<cudaStream_t>(stream)>>>(
+          static_cast<const T*>(g), static_cast<const T*>(a), static_cast<const T*>(b), static_cast<T*>(ga),
+          static_cast<T*>(gb), n);
+      return LaunchStatus();
+    });
+  }
   return GegluBackwardStrided<Format>(g, 0, a, 0, b, 0, ga, 0, gb, 0, 1, n, approx, stream);
 }
 

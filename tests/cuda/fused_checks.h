@@ -191,8 +191,8 @@ inline void FusedInputs(Type t, FusedOp op, size_t rows, size_t cols, uint64_t s
   a->y2.assign(FusedOutputElements(op, rows, cols, 1) * es + 1, 0);
 }
 
-// On the GPU: every fused function of type t and form against the host, over shapes from 1 x 1 to 1000 x 333,
-// with rows = 0 (grad_bias must become 0), in a non-default stream; outputs poisoned, with guards after them.
+// On the GPU: every fused function of type t and form against the host, over shapes from 1 x 1 to 300 x 2056 (cols
+// a multiple of 8 in 65 x 8 and 300 x 2056: the 16-byte vector kernels of GELU_CUDA_FUSED_VECTORS), with rows = 0 (grad_bias must become 0), in a non-default stream; outputs poisoned, with guards after them.
 // Transfers are ordered on the call's stream (gpu_checks.h, "Stream order"). Every shape after the first runs
 // behind a closed StreamGate (the stream busy when the call is made: see CheckBusyStream); the first loads the
 // kernels.
@@ -202,7 +202,7 @@ inline Report CheckFusedOnDevice(Type t, FusedOp op, int form) {
   constexpr int kStale = 0x5A;
   const std::vector<std::pair<size_t, size_t>> shapes = {{1, 1},  {1, 7},    {3, 1},   {2, 5},     {17, 33},
                                                          {64, 3}, {65, 8},   {127, 9}, {130, 257}, {1000, 333},
-                                                         {5, 4099}, {0, 12}, {4096, 3}};
+                                                         {5, 4099}, {0, 12}, {4096, 3}, {300, 2056}};
   Stream stream;
   if (Failed(stream.error, "cudaStreamCreateWithFlags", &r)) return r;
   const cudaStream_t s = stream.s;
