@@ -239,7 +239,10 @@ TEST_F(Check, RefusesBadInput) {
   header.resize(117, ' ');
   std::ofstream(y, std::ios::binary) << std::string("\x93NUMPY\x01\x00\x76\x00", 10) << header << '\n'
                                      << std::string(4, '\0');
-  ExpectRefused(Run({"--x", y, "--y", y}), "int32");
+  const Result ints = Run({"--x", y, "--y", y});
+  ExpectRefused(ints, "int32");
+  EXPECT_EQ(ints.err.rfind("gelu check: ", 0), 0u) << ints.err;  // the command running, not another
+  EXPECT_EQ(ints.err.find("apply"), std::string::npos) << ints.err;
 }
 
 }  // namespace
