@@ -62,6 +62,7 @@ class F64Oracle {
     oracle_.Eval(x, static_cast<common::Form>(static_cast<int>(form)), backward ? nullptr : r_.get(),
                  backward ? r_.get() : nullptr);
     if (backward) {
+      derivative_ = mpfr_get_d(r_.get(), MPFR_RNDN);
       mpfr_mul_d(r_.get(), r_.get(), dy, MPFR_RNDN);
     } else if (x != 0) {
       // Every form has f(x) - x/2 = x (s(x) - 1/2) > 0 (s = Phi or the logistic, above 1/2 exactly for x > 0), but
@@ -73,19 +74,31 @@ class F64Oracle {
     }
     return mpfr_get_d(r_.get(), MPFR_RNDN);
   }
-  // For a finite y against the last r: {|y - r|, |y - r| / ulp(r)}.
-  std::pair<double, double> Error(double y) {
+  // f'(x) of the last backward Eval, rounded (before the product with dy): what decides the near-root window.
+  double derivative() const { return derivative_; }
+  // For a finite y against the last r: |y - r|, |y - r| / ulp(r), and |y - r| / (|dy| 2^-53) (in MPFR, which
+  // neither underflows nor overflows where dy is subnormal).
+  struct Errors {
+    double abs, ulps, window;
+  };
+  Errors Error(double y, double dy) {
+    Errors out;
     mpfr_sub_d(t_.get(), r_.get(), y, MPFR_RNDN);
     mpfr_abs(t_.get(), t_.get(), MPFR_RNDN);
-    const double abs = mpfr_get_d(t_.get(), MPFR_RNDN);
+    out.abs = mpfr_get_d(t_.get(), MPFR_RNDN);
+    mpfr_div_d(u_.get(), t_.get(), std::fabs(dy), MPFR_RNDN);
+    mpfr_mul_2si(u_.get(), u_.get(), 53, MPFR_RNDN);
+    out.window = mpfr_get_d(u_.get(), MPFR_RNDN);
     const long e = mpfr_zero_p(r_.get()) ? -1021 : std::max<long>(mpfr_get_exp(r_.get()), -1021);
     mpfr_mul_2si(t_.get(), t_.get(), 53 - e, MPFR_RNDN);
-    return {abs, mpfr_get_d(t_.get(), MPFR_RNDN)};
+    out.ulps = mpfr_get_d(t_.get(), MPFR_RNDN);
+    return out;
   }
 
  private:
   test::MpfrGelu oracle_{120};
-  test::MpfrValue r_{120}, t_{120};
+  test::MpfrValue r_{120}, t_{120}, u_{120};
+  double derivative_ = 0;
 };
 F64Oracle& ThreadOracle() {
   thread_local F64Oracle oracle;
@@ -186,17 +199,16 @@ Verdict F64Verdict(const Spec& s, double x, double y, double dy, Approximation f
   // NaN, inf and the sign of zero as UlpErrorF32 (src/reference/ulp.h) rules them, with PairError's NaN.
   if (std::isnan(r) || std::isnan(y)) return {r, r, reference::PairError(y, r, 0.0), std::fabs(y - r)};
   if (std::isinf(r) || std::isinf(y)) return {r, r, y == r ? 0.0 : kInf, std::fabs(y - r)};
-  const auto [abs, ulps] = oracle.Error(y);
-  double e = ulps;
+  const F64Oracle::Errors err = oracle.Error(y, dy);
+  double e = err.ulps;
   if (y == 0 && std::signbit(y) != std::signbit(r)) e = kInf;
-  else if (s.backward && dy != 0 && common::InNearRootWindow(x, r / dy)) e = abs / (std::fabs(dy) * 0x1p-53);
-  return {r, r, e, abs};
+  else if (s.backward && dy != 0 && common::InNearRootWindow(x, oracle.derivative())) e = err.window;
+  return {r, r, e, err.abs};
 }
 #endif
 
-void JudgeOne(const Spec& s, const TypeInfo& info, double x, double y, const Verdict& v, bool near_root_x,
-              uint64_t index, Judgement& j, std::vector<double>* plot) {
-  (void)s;
+void JudgeOne(const TypeInfo& info, double x, double y, const Verdict& v, bool near_root_x, uint64_t index,
+              Judgement& j, std::vector<double>* plot) {
   const double r = v.r, expected = v.expected;
   double e = v.error;
   if (std::isnan(e)) e = kInf;  // a NaN mismatch: worse than any number
@@ -493,9 +505,9 @@ void JudgeWith(const Spec& s, std::span<const T> x, std::span<const T> y, std::s
     const uint64_t index = index0 + i;
     const Verdict v = verdict(x[i], y[i], g, s.form);
     const bool near = xi > near_lo && xi < near_hi;
-    JudgeOne(s, info, xi, yi, v, near, index, f.own, &f.plot_max);
+    JudgeOne(info, xi, yi, v, near, index, f.own, &f.plot_max);
     if (!same_form) {  // form none: the exact judgement is the own one, copied below
-      JudgeOne(s, info, xi, yi, verdict(x[i], y[i], g, Approximation::none), near, index, f.exact, nullptr);
+      JudgeOne(info, xi, yi, verdict(x[i], y[i], g, Approximation::none), near, index, f.exact, nullptr);
     }
     const double r = v.r, expected = v.expected;
     int special = -1;

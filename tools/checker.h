@@ -136,7 +136,7 @@ struct Findings {
 // whole run. Thread-compatible: one Findings per thread, merged.
 void Judge(const Spec& s, std::span<const float> x, std::span<const float> y, std::span<const float> dy,
            uint64_t index0, Findings& f);
-// The same for float64 (against MPFR: about 10 us per input and reference).
+// The same for float64 (against MPFR: a few microseconds per input and reference).
 void Judge(const Spec& s, std::span<const double> x, std::span<const double> y, std::span<const double> dy,
            uint64_t index0, Findings& f);
 // Judge over all threads (chunks judged apart and merged in order): for pairs and Python's results.

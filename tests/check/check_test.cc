@@ -269,6 +269,12 @@ TEST_F(Check, RecordedFloat64PairsRoundTrip) {
   EXPECT_LE(NumberAfter(r.out, "\"own\"", "\"error\": "), 2);
   // Judged as the sigmoid form instead, the same results are far off: the form is what is judged.
   EXPECT_EQ(Run({"--x", x, "--y", y, "-a", "sigmoid", "--require", "ulp4"}).rc, 2);
+  // Backward with grad_out = x (subnormal ones included: the near-root window is decided by f'(x), not by
+  // dx / grad_out, which underflows), judged with --dy: within the bound.
+  const std::string dx = (dir_ / "dx.npy").string();
+  ASSERT_EQ(std::system((std::string(GELU_EXE) + " apply " + x + " " + dx + " --backward " + x).c_str()), 0);
+  const Result b = Run({"--x", x, "--y", dx, "--dy", x, "--backward", "--require", "ulp4"});
+  EXPECT_EQ(b.rc, 0) << b.out << b.err;
   ExpectRefused(Run({"--x", x, "--y", y, "--dtype", "float32"}), "holds float64, not float32");
   ExpectRefused(Run({"--lib", Lib("clean"), "--symbol", "gelu_forward_f64_none", "--dtype", "float64",
                      "--exhaustive"}), "--exhaustive and --range are for float32");
