@@ -57,6 +57,12 @@ double Reference(float x, Approximation form, bool backward) {
 // The metric is that test's: ulp(r) = 2^(max(e, -1021) - 53) for r = m 2^e, m in [0.5, 1), and 2^-1074 at r = 0.
 class F64Oracle {
  public:
+  F64Oracle() = default;
+  // MPFR keeps per-thread caches (pi, for the density); freed with the thread's oracle, so that a worker thread's
+  // exit leaves nothing behind (LeakSanitizer in scripts/test.sh).
+  ~F64Oracle() { mpfr_free_cache(); }
+  F64Oracle(const F64Oracle&) = delete;
+  F64Oracle& operator=(const F64Oracle&) = delete;
   // r at x (finite), kept for Error; returns RN(r), the correctly rounded double.
   double Eval(double x, Approximation form, bool backward, double dy) {
     oracle_.Eval(x, static_cast<common::Form>(static_cast<int>(form)), backward ? nullptr : r_.get(),
