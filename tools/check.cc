@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include <bit>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <fstream>
@@ -59,7 +60,12 @@ std::pair<uint64_t, uint64_t> ParseRange(const std::string& range) {
 // The input set of a library run or of --write-inputs.
 check::Inputs ChooseInputs(const CheckOptions& o, const check::Spec& s) {
   check::Inputs in;
-  if (s.type != check::Type::f32) {
+  if (s.type == check::Type::f64) {
+    if (o.exhaustive || !o.range.empty()) throw Failure("--exhaustive and --range are for float32: float64 takes its stratified sample");
+    in.values64 = check::StratifiedInputsF64(s);
+    in.description = "stratified float64 sample: every binade of both signs, [-10, 10] grid, round values, "
+                     "thresholds +- 16 ULP, specials, random bit patterns";
+  } else if (s.type != check::Type::f32) {
     if (o.exhaustive || !o.range.empty()) throw Failure("--exhaustive and --range are for float32: 16-bit types always take all 65,536 inputs");
     in.values = check::AllHalfInputs(s.type);
     in.bits16.resize(65536);
@@ -73,8 +79,8 @@ check::Inputs ChooseInputs(const CheckOptions& o, const check::Spec& s) {
   } else {
     if (!o.range.empty()) throw Failure("--range needs --exhaustive");
     in.values = check::StratifiedInputsF32(s);
-    in.description = "stratified float32 sample: every binade of both signs, [-10, 10] grid, thresholds +- 64 ULP, "
-                     "specials (--exhaustive: all 2^32)";
+    in.description = "stratified float32 sample: every binade of both signs, [-10, 10] grid, round values, "
+                     "thresholds +- 64 ULP, specials (--exhaustive: all 2^32)";
   }
   return in;
 }
@@ -82,6 +88,7 @@ check::Inputs ChooseInputs(const CheckOptions& o, const check::Spec& s) {
 // The recorded pairs as floats of the checked type; every refusal names the file.
 struct Pairs {
   std::vector<float> x, y, dy;
+  std::vector<double> x64, y64, dy64;  // float64 pairs
   check::Type type;
 };
 Pairs ReadPairs(const CheckOptions& o) {
@@ -102,8 +109,18 @@ Pairs ReadPairs(const CheckOptions& o) {
   if (ad) shape_check(*ad, o.dy);
   Pairs p;
   if (ax.dtype == npy::DType::f64) {
-    throw Failure(fmt::format("'{}' holds float64: pairs are checked in float32, float16, or bfloat16 (values held "
-                              "in float32 with --dtype bfloat16)", o.x));
+    if (!o.dtype.empty() && o.dtype != "float64") {
+      throw Failure(fmt::format("'{}' holds float64, not {} (--dtype)", o.x, o.dtype));
+    }
+    try {
+      p.type = check::ParseType("float64");  // refused by a build without MPFR
+    } catch (const std::invalid_argument& e) {
+      throw Failure(e.what());
+    }
+    p.x64 = std::move(ax.f64);
+    p.y64 = std::move(ay.f64);
+    if (ad) p.dy64 = std::move(ad->f64);
+    return p;
   }
   if (ax.dtype == npy::DType::f16) {
     if (!o.dtype.empty() && o.dtype != "float16") {
@@ -112,7 +129,9 @@ Pairs ReadPairs(const CheckOptions& o) {
     p.type = check::Type::f16;
   } else {
     p.type = o.dtype.empty() ? check::Type::f32 : check::ParseType(o.dtype);
-    if (p.type == check::Type::f16) throw Failure(fmt::format("'{}' holds float32, not float16 (--dtype)", o.x));
+    if (p.type == check::Type::f16 || p.type == check::Type::f64) {
+      throw Failure(fmt::format("'{}' holds float32, not {} (--dtype)", o.x, o.dtype));
+    }
   }
   const auto values = [&](const npy::Array& a, const std::string& name) {
     std::vector<float> v;
@@ -174,6 +193,9 @@ int RunCheck(const CheckOptions& o) {
     if (spec.type == check::Type::f16) {
       a.dtype = npy::DType::f16;
       a.f16 = in.bits16;
+    } else if (spec.type == check::Type::f64) {
+      a.dtype = npy::DType::f64;
+      a.f64 = in.values64;
     } else if (in.bit_range) {
       a.f32.resize(in.size());
       for (uint64_t i = 0; i < in.size(); ++i) a.f32[i] = std::bit_cast<float>(static_cast<uint32_t>(in.bit_range->first + i));
@@ -210,7 +232,10 @@ int RunCheck(const CheckOptions& o) {
     const Pairs p = ReadPairs(o);
     spec.type = p.type;
     f = check::NewFindings(spec);
-    check::Judge(spec, p.x, p.y, p.dy, 0, f);
+    const auto t0 = std::chrono::steady_clock::now();
+    if (spec.type == check::Type::f64) check::JudgeAll(spec, p.x64, p.y64, p.dy64, f);
+    else check::Judge(spec, p.x, p.y, p.dy, 0, f);
+    f.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     f.coverage = fmt::format("recorded pairs '{}', '{}'{}", o.x, o.y, o.dy.empty() ? "" : ", '" + o.dy + "'");
     f.true_cutoff = check::TrueTailCutoff(spec);
   }
@@ -238,16 +263,17 @@ Command AddCheckCommand(CLI::App& app) {
   sub->add_option("--lib", o->lib, "Shared library holding the function (with --symbol)");
   sub->add_option("--symbol", o->symbol,
                   "The function: void f(const T* x, T* y, size_t n), backward void f(const T* dy, const T* x, T* dx, "
-                  "size_t n); T = float, or uint16_t bits for 16-bit types");
-  sub->add_option("--x", o->x, "Recorded inputs (.npy, float32 or float16, any shape)");
+                  "size_t n); T = float, double (float64), or uint16_t bits for 16-bit types");
+  sub->add_option("--x", o->x, "Recorded inputs (.npy, float32, float16 or float64, any shape)");
   sub->add_option("--y", o->y, "Recorded results at --x (same shape and dtype)");
   sub->add_option("--dy", o->dy, "Recorded gradient given to the backward (default: 1)");
   sub->add_option("--write-inputs", o->write_inputs,
                   "Write the inputs an engine should run to this .npy (16-bit: all 65,536; float32: the stratified "
-                  "sample, or with --exhaustive all or --range); bfloat16 values are written as float32");
+                  "sample, or with --exhaustive all or --range; float64: its stratified sample); bfloat16 values "
+                  "are written as float32");
   AddFormOption(*sub, &o->approximate, "Form: {}", /*with_all=*/false);
   sub->add_flag("--backward", o->backward, "Check the derivative (grad_in for grad_out = 1, or --dy)");
-  sub->add_option("--dtype", o->dtype, "float32 (default), bfloat16 or float16");
+  sub->add_option("--dtype", o->dtype, "float32 (default), bfloat16, float16, or float64 (a stratified sample)");
   sub->add_flag("--exhaustive", o->exhaustive, "float32: all 2^32 inputs (threads, progress, ETA)");
   sub->add_option("--range", o->range, "With --exhaustive: only float32 bit patterns LO:HI");
   sub->add_option("--threads,-t", o->threads, "Worker threads, one child process each (0: all hardware threads)");

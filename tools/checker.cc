@@ -22,6 +22,7 @@
 #include <cstring>
 #include <limits>
 #include <mutex>
+#include <random>
 #include <stdexcept>
 #include <thread>
 
@@ -31,6 +32,9 @@
 #include "src/reference/reference.h"
 #include "src/reference/ulp.h"
 #include "tools/cli_helpers.h"
+#if defined(GELU_CHECK_HAVE_MPFR)
+#include "tests/mpfr_oracle.h"
+#endif
 
 namespace gelu::check {
 namespace {
@@ -46,6 +50,73 @@ double Reference(float x, Approximation form, bool backward) {
   if (backward) return reference::Derivative(x, RefForm(form));
   return common::TinyForwardNudge(x, reference::Forward(x, RefForm(form)));
 }
+
+#if defined(GELU_CHECK_HAVE_MPFR)
+// float64's reference: f, or dy f', at a finite double against MPFR at 120 bits (tests/mpfr_oracle.h, the oracle
+// of tests/f64/gelu_f64_test.cc; its worst conditioning costs < 12 bits, so the value is good to ~2^-100 relative).
+// The metric is that test's: ulp(r) = 2^(max(e, -1021) - 53) for r = m 2^e, m in [0.5, 1), and 2^-1074 at r = 0.
+class F64Oracle {
+ public:
+  F64Oracle() = default;
+  // MPFR keeps per-thread caches (pi, for the density); freed with the thread's oracle, so that a worker thread's
+  // exit leaves nothing behind (LeakSanitizer in scripts/test.sh).
+  ~F64Oracle() { mpfr_free_cache(); }
+  F64Oracle(const F64Oracle&) = delete;
+  F64Oracle& operator=(const F64Oracle&) = delete;
+  // r at x (finite), kept for Error; returns RN(r), the correctly rounded double.
+  double Eval(double x, Approximation form, bool backward, double dy) {
+    oracle_.Eval(x, static_cast<common::Form>(static_cast<int>(form)), backward ? nullptr : r_.get(),
+                 backward ? r_.get() : nullptr);
+    if (backward) {
+      derivative_ = mpfr_get_d(r_.get(), MPFR_RNDN);
+      mpfr_mul_d(r_.get(), r_.get(), dy, MPFR_RNDN);
+    } else if (x != 0) {
+      // Every form has f(x) - x/2 = x (s(x) - 1/2) > 0 (s = Phi or the logistic, above 1/2 exactly for x > 0), but
+      // for |x| < 2^-120 the 120 bits hold only x/2, a tie for RN at the subnormal x = 2^-1074 (the true value
+      // rounds up): one step up keeps the value strictly above x/2 and moves it by 2^-120 relative at most.
+      mpfr_set_d(t_.get(), x, MPFR_RNDN);
+      mpfr_div_2ui(t_.get(), t_.get(), 1, MPFR_RNDN);
+      if (mpfr_equal_p(r_.get(), t_.get())) mpfr_nextabove(r_.get());
+    }
+    return mpfr_get_d(r_.get(), MPFR_RNDN);
+  }
+  // f'(x) of the last backward Eval, rounded (before the product with dy): what decides the near-root window.
+  double derivative() const { return derivative_; }
+  // For a finite y against the last r: |y - r|, |y - r| / ulp(r), and |y - r| / (|dy| 2^-53) (in MPFR, which
+  // neither underflows nor overflows where dy is subnormal).
+  struct Errors {
+    double abs, ulps, window;
+  };
+  Errors Error(double y, double dy) {
+    Errors out;
+    mpfr_sub_d(t_.get(), r_.get(), y, MPFR_RNDN);
+    mpfr_abs(t_.get(), t_.get(), MPFR_RNDN);
+    out.abs = mpfr_get_d(t_.get(), MPFR_RNDN);
+    mpfr_div_d(u_.get(), t_.get(), std::fabs(dy), MPFR_RNDN);
+    mpfr_mul_2si(u_.get(), u_.get(), 53, MPFR_RNDN);
+    out.window = mpfr_get_d(u_.get(), MPFR_RNDN);
+    const long e = mpfr_zero_p(r_.get()) ? -1021 : std::max<long>(mpfr_get_exp(r_.get()), -1021);
+    mpfr_mul_2si(t_.get(), t_.get(), 53 - e, MPFR_RNDN);
+    out.ulps = mpfr_get_d(t_.get(), MPFR_RNDN);
+    return out;
+  }
+
+ private:
+  test::MpfrGelu oracle_{120};
+  test::MpfrValue r_{120}, t_{120}, u_{120};
+  double derivative_ = 0;
+};
+F64Oracle& ThreadOracle() {
+  thread_local F64Oracle oracle;
+  return oracle;
+}
+// RN(f(x)) or RN(f'(x)) for any double: MPFR for finite x, the conventions of reference.h at +-inf and NaN.
+double ReferenceF64(double x, Approximation form, bool backward) {
+  if (!std::isfinite(x)) return backward ? reference::Derivative(x, RefForm(form)) : reference::Forward(x, RefForm(form));
+  return ThreadOracle().Eval(x, form, backward, 1.0);
+}
+#endif
+constexpr const char* kNoFloat64 = "float64 needs MPFR (libmpfr-dev), which this build of the checker was configured without";
 
 // The x interval where |f'| < 2^-8 around the root of f' (-2 < x < 0): common::kNearRoot's window in x, found by
 // bisection on the reference derivative, which increases through its root there.
@@ -73,7 +144,7 @@ int Bin(double e) {
   return 8;
 }
 
-bool SameResult(float y, float e) {
+bool SameResult(double y, double e) {
   if (std::isnan(y) || std::isnan(e)) return std::isnan(y) && std::isnan(e);
   return y == e && std::signbit(y) == std::signbit(e);
 }
@@ -98,9 +169,17 @@ int PlotBin(float x) {
   return x < 0 ? kPlotSide - 1 - k : kPlotSide + 1 + k;
 }
 
-void JudgeOne(const Spec& s, const TypeInfo& info, float x, float y, float dy, double r, float expected,
-              bool near_root_x, uint64_t index, Judgement& j, std::vector<double>* plot) {
-  // The error: ULP of the type, or inside a derivative's near-root window absolute / (|dy| 2^-precision).
+// One result against one reference: the reference r (f, or dy f'), the correctly rounded value of the type, the
+// error (ULP of the type, or inside a derivative's near-root window |y - r| / (|dy| 2^-precision); NaN for a NaN
+// mismatch, as reference::PairError gives it) and |y - r|.
+struct Verdict {
+  double r, expected, error, abs_error;
+};
+
+// The verdict for float32 and 16-bit results against the double reference.
+Verdict FloatVerdict(const Spec& s, const TypeInfo& info, float x, float y, double dy, Approximation form) {
+  double r = Reference(x, form, s.backward);
+  if (s.backward) r *= dy;
   double e;
   const double fprime = dy != 0 ? r / dy : 0;
   if (s.backward && dy != 0 && !std::isnan(r) && common::InNearRootWindow(x, fprime)) {
@@ -109,6 +188,35 @@ void JudgeOne(const Spec& s, const TypeInfo& info, float x, float y, float dy, d
     e = reference::PairError(y, r, s.type == Type::f32 ? reference::UlpErrorF32(y, r)
                                                        : reference::UlpErrorIn(y, r, info.precision, info.min_exponent));
   }
+  return {r, RoundTo(s.type, r), e, std::fabs(static_cast<double>(y) - r)};
+}
+
+#if defined(GELU_CHECK_HAVE_MPFR)
+// The verdict for float64 results against MPFR; r is RN(r), which the profiles' absolute tests (torch, abs10eps)
+// compare with, half an ULP of the true value away at most.
+Verdict F64Verdict(const Spec& s, double x, double y, double dy, Approximation form) {
+  if (!std::isfinite(x)) {
+    double r = ReferenceF64(x, form, s.backward);
+    if (s.backward) r *= dy;
+    return {r, r, SameResult(y, r) ? 0.0 : std::nan(""), std::fabs(y - r)};
+  }
+  F64Oracle& oracle = ThreadOracle();
+  const double r = oracle.Eval(x, form, s.backward, dy);
+  // NaN, inf and the sign of zero as UlpErrorF32 (src/reference/ulp.h) rules them, with PairError's NaN.
+  if (std::isnan(r) || std::isnan(y)) return {r, r, reference::PairError(y, r, 0.0), std::fabs(y - r)};
+  if (std::isinf(r) || std::isinf(y)) return {r, r, y == r ? 0.0 : kInf, std::fabs(y - r)};
+  const F64Oracle::Errors err = oracle.Error(y, dy);
+  double e = err.ulps;
+  if (y == 0 && std::signbit(y) != std::signbit(r)) e = kInf;
+  else if (s.backward && dy != 0 && common::InNearRootWindow(x, oracle.derivative())) e = err.window;
+  return {r, r, e, err.abs};
+}
+#endif
+
+void JudgeOne(const TypeInfo& info, double x, double y, const Verdict& v, bool near_root_x, uint64_t index,
+              Judgement& j, std::vector<double>* plot) {
+  const double r = v.r, expected = v.expected;
+  double e = v.error;
   if (std::isnan(e)) e = kInf;  // a NaN mismatch: worse than any number
   const Place here{e, x, y, r, index};
   Raise(j.worst, here);
@@ -126,35 +234,54 @@ void JudgeOne(const Spec& s, const TypeInfo& info, float x, float y, float dy, d
   } else {
     torch_ok = std::fabs(static_cast<double>(y) - expected) <= info.torch_atol + info.torch_rtol * std::fabs(expected);
   }
-  const bool abs_ok = !(ax <= 10) || std::fabs(static_cast<double>(y) - r) <= 10 * info.eps;
+  const bool abs_ok = !(ax <= 10) || v.abs_error <= 10 * info.eps;
   const bool ok[kNumProfiles] = {e <= 1, e <= 4, torch_ok, abs_ok, SameResult(y, expected)};
   for (int p = 0; p < kNumProfiles; ++p) {
     if (ok[p]) continue;
     if (j.profile_failures[p]++ == 0 || index < j.profile_first[p].index) j.profile_first[p] = here;
   }
   if (plot != nullptr && !std::isinf(x) && !std::isnan(x)) {
-    double& m = (*plot)[static_cast<size_t>(PlotBin(x))];
+    double& m = (*plot)[static_cast<size_t>(PlotBin(static_cast<float>(x)))];
     m = std::max(m, std::min(e, 1e30));
   }
 }
 
 std::string Hex(double v) { return fmt::format("{:a}", v); }
-std::string Dec(double v) { return fmt::format("{:.9g}", v); }
+// Decimal: 9 digits tell float32 values apart, 17 float64 values.
+std::string Dec(double v, Type t = Type::f32) { return t == Type::f64 ? fmt::format("{:.17g}", v) : fmt::format("{:.9g}", v); }
 
 }  // namespace
 
-const char* TypeName(Type t) { return t == Type::f32 ? "float32" : t == Type::bf16 ? "bfloat16" : "float16"; }
-Type ParseType(const std::string& s) {
-  for (Type t : {Type::f32, Type::bf16, Type::f16}) {
-    if (s == TypeName(t)) return t;
+const char* TypeName(Type t) {
+  switch (t) {
+    case Type::f32: return "float32";
+    case Type::bf16: return "bfloat16";
+    case Type::f16: return "float16";
+    case Type::f64: return "float64";
   }
-  throw std::invalid_argument("--dtype must be float32, bfloat16 or float16, not '" + s + "'");
+  return "?";
+}
+bool HasFloat64() {
+#if defined(GELU_CHECK_HAVE_MPFR)
+  return true;
+#else
+  return false;
+#endif
+}
+Type ParseType(const std::string& s) {
+  for (Type t : {Type::f32, Type::bf16, Type::f16, Type::f64}) {
+    if (s != TypeName(t)) continue;
+    if (t == Type::f64 && !HasFloat64()) throw std::invalid_argument(kNoFloat64);
+    return t;
+  }
+  throw std::invalid_argument("--dtype must be float32, bfloat16, float16 or float64, not '" + s + "'");
 }
 const TypeInfo& Info(Type t) {
   static const TypeInfo kF32{24, -125, 0x1p-23, 1.3e-6, 1e-5};
   static const TypeInfo kBf16{8, -125, 0x1p-7, 1.6e-2, 1e-5};
   static const TypeInfo kF16{11, -13, 0x1p-10, 1e-3, 1e-5};
-  return t == Type::f32 ? kF32 : t == Type::bf16 ? kBf16 : kF16;
+  static const TypeInfo kF64{53, -1021, 0x1p-52, 1e-7, 1e-7};
+  return t == Type::f32 ? kF32 : t == Type::bf16 ? kBf16 : t == Type::f16 ? kF16 : kF64;
 }
 float FromBits(Type t, uint16_t bits) { return t == Type::bf16 ? common::Bf16ToFloat(bits) : common::F16ToFloat(bits); }
 float RoundTo(Type t, double v) {
@@ -174,9 +301,23 @@ std::vector<float> AllHalfInputs(Type t) {
   return x;
 }
 
-float TrueTailCutoff(const Spec& s) {
+double TrueTailCutoff(const Spec& s) {
   // Over negative finite values ordered by magnitude (bit patterns), the results are nonzero up to some
   // magnitude and zero (rounded) beyond: bisect on the bit pattern of |x|.
+  if (s.type == Type::f64) {
+#if defined(GELU_CHECK_HAVE_MPFR)
+    const auto nonzero = [&](uint64_t b) { return ReferenceF64(-std::bit_cast<double>(b), s.form, s.backward) != 0; };
+    uint64_t lo = 1, hi = 0x7fefffffffffffffu;
+    if (nonzero(hi)) return -std::bit_cast<double>(hi);
+    while (hi - lo > 1) {
+      const uint64_t mid = lo + (hi - lo) / 2;
+      (nonzero(mid) ? lo : hi) = mid;
+    }
+    return -std::bit_cast<double>(lo);
+#else
+    throw std::runtime_error(kNoFloat64);
+#endif
+  }
   const uint32_t top = s.type == Type::f32 ? 0x7f7fffffu : s.type == Type::bf16 ? 0x7f7fu : 0x7bffu;
   const auto value = [&](uint32_t b) {
     return s.type == Type::f32 ? -std::bit_cast<float>(b) : -FromBits(s.type, static_cast<uint16_t>(b));
@@ -204,7 +345,7 @@ std::vector<float> StratifiedInputsF32(const Spec& s) {
   constexpr int kGrid = 1 << 16;
   for (int i = 0; i < kGrid; ++i) x.push_back(static_cast<float>(-10.0 + 20.0 * (i + 0.5) / kGrid));
   const auto [near_lo, near_hi] = NearRootInterval(s.form);
-  std::vector<float> points = {0.0f, FLT_MIN, -FLT_MIN, 4.0f, -4.0f, 10.0f, -10.0f, TrueTailCutoff(s),
+  std::vector<float> points = {0.0f, FLT_MIN, -FLT_MIN, 4.0f, -4.0f, 10.0f, -10.0f, static_cast<float>(TrueTailCutoff(s)),
                                static_cast<float>(near_lo), static_cast<float>(near_hi),
                                static_cast<float>(0.5 * (near_lo + near_hi))};
   // Where f(x) rounds to x (forward) or f'(x) to 1 (backward): the first positive x, by bisection on the bits.
@@ -231,6 +372,7 @@ std::vector<float> StratifiedInputsF32(const Spec& s) {
     }
   }
   for (float v : {INFINITY, -INFINITY, NAN, -0.0f, FLT_MAX, -FLT_MAX, FLT_TRUE_MIN, -FLT_TRUE_MIN}) x.push_back(v);
+  for (double v : RoundValues()) x.push_back(static_cast<float>(v));
   std::vector<uint32_t> bits(x.size());
   for (size_t i = 0; i < x.size(); ++i) bits[i] = std::bit_cast<uint32_t>(x[i]);
   std::sort(bits.begin(), bits.end());
@@ -238,6 +380,75 @@ std::vector<float> StratifiedInputsF32(const Spec& s) {
   x.resize(bits.size());
   for (size_t i = 0; i < bits.size(); ++i) x[i] = std::bit_cast<float>(bits[i]);
   return x;
+}
+
+std::vector<double> RoundValues() {
+  std::vector<double> v;
+  for (int k = -128; k <= 128; ++k) v.push_back(k / 8.0);
+  for (int k = -100; k <= 100; ++k) v.push_back(k);
+  for (int k = -100; k <= 100; ++k) v.push_back(k / 10.0);
+  for (double big : {100.0, 1000.0}) {
+    v.push_back(big);
+    v.push_back(-big);
+  }
+  return v;
+}
+
+std::vector<double> StratifiedInputsF64(const Spec& s) {
+#if !defined(GELU_CHECK_HAVE_MPFR)
+  (void)s;
+  throw std::runtime_error(kNoFloat64);
+#else
+  std::vector<double> x;
+  for (uint64_t sign : {uint64_t{0}, uint64_t{1} << 63}) {
+    for (uint64_t e = 0; e < 2047; ++e) {  // every binade, subnormals (e = 0) included: 17 values, ends included
+      for (uint64_t k = 0; k <= 16; ++k) {
+        constexpr uint64_t kStep = (uint64_t{1} << 52) / 16;
+        const uint64_t m = k == 16 ? kStep * 16 - 1 : k * kStep + (k * 0x9e3779b97f4a7c15u) % kStep;
+        x.push_back(std::bit_cast<double>(sign | (e << 52) | m));
+      }
+    }
+  }
+  constexpr int kGrid = 1 << 15;
+  for (int i = 0; i < kGrid; ++i) x.push_back(-10.0 + 20.0 * (i + 0.5) / kGrid);
+  for (double v : RoundValues()) x.push_back(v);
+  const auto [near_lo, near_hi] = NearRootInterval(s.form);
+  std::vector<double> points = {0.0, DBL_MIN, -DBL_MIN, 4.0, -4.0, 10.0, -10.0, TrueTailCutoff(s),
+                                near_lo, near_hi, 0.5 * (near_lo + near_hi)};
+  // Where f(x) rounds to x (forward) or f'(x) to 1 (backward): the first positive x, by bisection on the bits.
+  {
+    uint64_t lo = std::bit_cast<uint64_t>(1.0), hi = std::bit_cast<uint64_t>(64.0);  // not yet, already
+    const auto done = [&](uint64_t b) {
+      const double v = std::bit_cast<double>(b);
+      return ReferenceF64(v, s.form, s.backward) == (s.backward ? 1.0 : v);
+    };
+    while (hi - lo > 1) {
+      const uint64_t mid = lo + (hi - lo) / 2;
+      (done(mid) ? hi : lo) = mid;
+    }
+    points.push_back(std::bit_cast<double>(hi));
+  }
+  for (double p : points) {
+    double lo = p, hi = p;
+    x.push_back(p);
+    for (int k = 0; k < 16; ++k) {
+      lo = std::nextafter(lo, -INFINITY);
+      hi = std::nextafter(hi, INFINITY);
+      x.push_back(lo);
+      x.push_back(hi);
+    }
+  }
+  for (double v : std::initializer_list<double>{INFINITY, -INFINITY, NAN, -0.0, DBL_MAX, -DBL_MAX, DBL_TRUE_MIN, -DBL_TRUE_MIN}) x.push_back(v);
+  std::mt19937_64 random_bits(0x6765'6c75u);  // the standard fixes mt19937_64's sequence: the same sample everywhere
+  for (int i = 0; i < 1 << 14; ++i) x.push_back(std::bit_cast<double>(random_bits()));
+  std::vector<uint64_t> bits(x.size());
+  for (size_t i = 0; i < x.size(); ++i) bits[i] = std::bit_cast<uint64_t>(x[i]);
+  std::sort(bits.begin(), bits.end());
+  bits.erase(std::unique(bits.begin(), bits.end()), bits.end());
+  x.resize(bits.size());
+  for (size_t i = 0; i < bits.size(); ++i) x[i] = std::bit_cast<double>(bits[i]);
+  return x;
+#endif
 }
 
 bool Special::ok() const { return SameResult(y, expected); }
@@ -255,7 +466,7 @@ void Judgement::Merge(const Judgement& o) {
 }
 
 namespace {
-float MinNan(float a, float b) { return std::isnan(a) ? b : std::isnan(b) ? a : std::min(a, b); }
+double MinNan(double a, double b) { return std::isnan(a) ? b : std::isnan(b) ? a : std::min(a, b); }
 }  // namespace
 
 void Findings::Merge(const Findings& o) {
@@ -282,8 +493,12 @@ Findings NewFindings(const Spec& s) {
   return f;
 }
 
-void Judge(const Spec& s, std::span<const float> x, std::span<const float> y, std::span<const float> dy,
-           uint64_t index0, Findings& f) {
+namespace {
+
+// Judges results y at inputs x of one type; verdict(x, y, dy, form) judges one result against one form.
+template <typename T, typename VerdictFn>
+void JudgeWith(const Spec& s, std::span<const T> x, std::span<const T> y, std::span<const T> dy, uint64_t index0,
+               Findings& f, VerdictFn verdict) {
   const TypeInfo& info = Info(s.type);
   static const std::pair<double, double> kNear[3] = {NearRootInterval(Approximation::none),
                                                      NearRootInterval(Approximation::tanh),
@@ -292,18 +507,15 @@ void Judge(const Spec& s, std::span<const float> x, std::span<const float> y, st
   const double min_normal = std::ldexp(1.0, info.min_exponent - 1);
   const bool same_form = s.form == Approximation::none;
   for (size_t i = 0; i < x.size(); ++i) {
-    const float xi = x[i], yi = y[i], g = dy.empty() ? 1.0f : dy[i];
+    const double xi = x[i], yi = y[i], g = dy.empty() ? 1.0 : static_cast<double>(dy[i]);
     const uint64_t index = index0 + i;
-    double r = Reference(xi, s.form, s.backward);
-    if (s.backward) r *= g;
-    const float expected = RoundTo(s.type, r);
+    const Verdict v = verdict(x[i], y[i], g, s.form);
     const bool near = xi > near_lo && xi < near_hi;
-    JudgeOne(s, info, xi, yi, g, r, expected, near, index, f.own, &f.plot_max);
+    JudgeOne(info, xi, yi, v, near, index, f.own, &f.plot_max);
     if (!same_form) {  // form none: the exact judgement is the own one, copied below
-      double re = Reference(xi, Approximation::none, s.backward);
-      if (s.backward) re *= g;
-      JudgeOne(s, info, xi, yi, g, re, RoundTo(s.type, re), near, index, f.exact, nullptr);
+      JudgeOne(info, xi, yi, verdict(x[i], y[i], g, Approximation::none), near, index, f.exact, nullptr);
     }
+    const double r = v.r, expected = v.expected;
     int special = -1;
     if (xi == 0) special = std::signbit(xi) ? 1 : 0;
     else if (std::isinf(xi)) special = xi > 0 ? 2 : 3;
@@ -328,6 +540,48 @@ void Judge(const Spec& s, std::span<const float> x, std::span<const float> y, st
   if (same_form) f.exact = f.own;
 }
 
+}  // namespace
+
+void Judge(const Spec& s, std::span<const float> x, std::span<const float> y, std::span<const float> dy,
+           uint64_t index0, Findings& f) {
+  const TypeInfo& info = Info(s.type);
+  JudgeWith(s, x, y, dy, index0, f, [&](float xi, float yi, double g, Approximation form) {
+    return FloatVerdict(s, info, xi, yi, g, form);
+  });
+}
+
+void Judge(const Spec& s, std::span<const double> x, std::span<const double> y, std::span<const double> dy,
+           uint64_t index0, Findings& f) {
+#if defined(GELU_CHECK_HAVE_MPFR)
+  JudgeWith(s, x, y, dy, index0, f,
+            [&](double xi, double yi, double g, Approximation form) { return F64Verdict(s, xi, yi, g, form); });
+#else
+  (void)s, (void)x, (void)y, (void)dy, (void)index0, (void)f;
+  throw std::runtime_error(kNoFloat64);
+#endif
+}
+
+void JudgeAll(const Spec& s, std::span<const double> x, std::span<const double> y, std::span<const double> dy,
+              Findings& f) {
+  constexpr size_t kPart = size_t{1} << 12;
+  const size_t parts = (x.size() + kPart - 1) / kPart;
+  std::vector<Findings> found(parts, NewFindings(s));
+  std::atomic<size_t> next{0};
+  {
+    std::vector<std::jthread> pool;
+    const unsigned threads = std::max(1u, std::min<unsigned>(std::thread::hardware_concurrency(), static_cast<unsigned>(parts)));
+    for (unsigned t = 0; t < threads; ++t) {
+      pool.emplace_back([&] {
+        for (size_t p; (p = next++) < parts;) {
+          const size_t b = p * kPart, n = std::min(kPart, x.size() - b);
+          Judge(s, x.subspan(b, n), y.subspan(b, n), dy.empty() ? dy : dy.subspan(b, n), b, found[p]);
+        }
+      });
+    }
+  }
+  for (const Findings& part : found) f.Merge(part);
+}
+
 std::pair<Profile, bool> ParseProfile(const std::string& name) {
   const bool exact = name.rfind("exact:", 0) == 0;
   const std::string base = exact ? name.substr(6) : name;
@@ -349,9 +603,10 @@ bool Meets(const Findings& f, const std::string& profile) {
 
 namespace {
 
-std::string PlaceText(const Place& p) {
+std::string PlaceText(const Place& p, Type t) {
   if (p.index == UINT64_MAX) return "-";
-  return fmt::format("{:.4g} at x = {} ({}): y = {}, reference {}", p.error, Hex(p.x), Dec(p.x), Dec(p.y), Dec(p.r));
+  return fmt::format("{:.4g} at x = {} ({}): y = {}, reference {}", p.error, Hex(p.x), Dec(p.x, t), Dec(p.y, t),
+                     Dec(p.r, t));
 }
 std::string ErrorText(double e) { return e == kInf ? "inf" : fmt::format("{:.4g}", e); }
 
@@ -379,7 +634,9 @@ std::string JsonJudgement(const Judgement& j) {
   return s + "}}";
 }
 
-std::string CutoffText(float v) { return std::isnan(v) ? "none" : fmt::format("{} ({})", Hex(v), Dec(v)); }
+std::string CutoffText(double v, Type t) {
+  return std::isnan(v) ? "none" : fmt::format("{} ({})", Hex(v), Dec(v, t));
+}
 
 }  // namespace
 
@@ -434,8 +691,8 @@ std::string FormatFindings(const Findings& f, ReportFormat format) {
                    TypeName(f.spec.type), info.precision);
   s += row({"against", "max error and where"}, {24});
   s += rule(2);
-  s += row({"the form's formula", PlaceText(f.own.worst)}, {24});
-  if (!same) s += row({"the exact GELU", PlaceText(f.exact.worst)}, {24});
+  s += row({"the form's formula", PlaceText(f.own.worst, f.spec.type)}, {24});
+  if (!same) s += row({"the exact GELU", PlaceText(f.exact.worst, f.spec.type)}, {24});
   s += "\n";
   std::vector<std::string> head = {"region (own formula)", "max"};
   for (const char* b : kBinNames) head.push_back(b);
@@ -451,7 +708,8 @@ std::string FormatFindings(const Findings& f, ReportFormat format) {
   }
   s += "\n";
   s += fmt::format("tail cutoff (most negative x with a nonzero result): {}; expected over these inputs: {}; true: {}\n",
-                   CutoffText(f.cutoff), CutoffText(f.cutoff_expected), CutoffText(f.true_cutoff));
+                   CutoffText(f.cutoff, f.spec.type), CutoffText(f.cutoff_expected, f.spec.type),
+                   CutoffText(f.true_cutoff, f.spec.type));
   std::string specials;
   for (int k = 0; k < kNumSpecials; ++k) {
     const Special& sp = f.specials[k];
@@ -475,7 +733,8 @@ std::string FormatFindings(const Findings& f, ReportFormat format) {
     const Place& first = f.own.profile_first[p];
     s += row({kProfileNames[p], verdict(f.own), same ? "" : verdict(f.exact),
               first.index == UINT64_MAX ? "-" : fmt::format("x = {} ({}): y = {}, reference {}", Hex(first.x),
-                                                            Dec(first.x), Dec(first.y), Dec(first.r))},
+                                                            Dec(first.x, f.spec.type), Dec(first.y, f.spec.type),
+                                                            Dec(first.r, f.spec.type))},
              {20, 12, same ? 0 : 12});
   }
   return s;
@@ -535,7 +794,7 @@ struct Child {
 
 constexpr uint64_t kChunk = uint64_t{1} << 16;
 
-size_t ElementSize(Type t) { return t == Type::f32 ? 4 : 2; }
+size_t ElementSize(Type t) { return t == Type::f64 ? 8 : t == Type::f32 ? 4 : 2; }
 
 [[noreturn]] void ChildLoop(const Spec& s, void* fn, void* buffer, int command, int done) {
   const size_t es = ElementSize(s.type);
@@ -546,7 +805,11 @@ size_t ElementSize(Type t) { return t == Type::f32 ? 4 : 2; }
     void* dy = base;
     void* x = base + kChunk * es;
     void* y = base + 2 * kChunk * es;
-    if (s.type == Type::f32) {
+    if (s.type == Type::f64) {
+      if (s.backward) reinterpret_cast<void (*)(const double*, const double*, double*, size_t)>(fn)(
+          static_cast<double*>(dy), static_cast<double*>(x), static_cast<double*>(y), n);
+      else reinterpret_cast<void (*)(const double*, double*, size_t)>(fn)(static_cast<double*>(x), static_cast<double*>(y), n);
+    } else if (s.type == Type::f32) {
       if (s.backward) reinterpret_cast<void (*)(const float*, const float*, float*, size_t)>(fn)(
           static_cast<float*>(dy), static_cast<float*>(x), static_cast<float*>(y), n);
       else reinterpret_cast<void (*)(const float*, float*, size_t)>(fn)(static_cast<float*>(x), static_cast<float*>(y), n);
@@ -610,19 +873,32 @@ std::string StopChild(Child& c, bool kill_it) {
 enum class CallResult { ok, died, hung };
 
 // Writes the inputs [begin, end) of the run into the child's buffer, calls, waits.
-CallResult Call(const Spec& s, Child& c, const Inputs& in, uint64_t begin, uint64_t end, std::vector<float>& x,
+// The inputs of one chunk: float32 and 16-bit values as floats, float64 as doubles.
+struct ChunkValues {
+  std::vector<float> x, y;
+  std::vector<double> x64, y64;
+};
+
+CallResult Call(const Spec& s, Child& c, const Inputs& in, uint64_t begin, uint64_t end, ChunkValues& v,
                 double timeout_s) {
   const uint64_t n = end - begin;
-  x.resize(n);
-  for (uint64_t i = 0; i < n; ++i) {
-    x[i] = in.bit_range ? std::bit_cast<float>(static_cast<uint32_t>(in.bit_range->first + begin + i))
-                        : in.values[begin + i];
-  }
+  std::vector<float>& x = v.x;
   char* base = static_cast<char*>(c.buffer);
+  if (s.type == Type::f64) {
+    v.x64.assign(in.values64.begin() + static_cast<ptrdiff_t>(begin), in.values64.begin() + static_cast<ptrdiff_t>(end));
+    std::fill_n(reinterpret_cast<double*>(base), n, 1.0);
+    std::memcpy(base + kChunk * 8, v.x64.data(), n * 8);
+  } else {
+    x.resize(n);
+    for (uint64_t i = 0; i < n; ++i) {
+      x[i] = in.bit_range ? std::bit_cast<float>(static_cast<uint32_t>(in.bit_range->first + begin + i))
+                          : in.values[begin + i];
+    }
+  }
   if (s.type == Type::f32) {
     std::fill_n(reinterpret_cast<float*>(base), n, 1.0f);
     std::memcpy(base + kChunk * 4, x.data(), n * 4);
-  } else {
+  } else if (s.type != Type::f64) {
     auto* dy = reinterpret_cast<uint16_t*>(base);
     auto* xb = reinterpret_cast<uint16_t*>(base + kChunk * 2);
     const uint16_t one = ToBits(s.type, 1.0f);
@@ -642,9 +918,15 @@ CallResult Call(const Spec& s, Child& c, const Inputs& in, uint64_t begin, uint6
   return read(c.done, &ok, 1) == 1 ? CallResult::ok : CallResult::died;
 }
 
-void ReadResults(const Spec& s, const Child& c, uint64_t n, std::vector<float>& y) {
-  y.resize(n);
+void ReadResults(const Spec& s, const Child& c, uint64_t n, ChunkValues& v) {
+  std::vector<float>& y = v.y;
   const char* out = static_cast<const char*>(c.buffer) + 2 * kChunk * ElementSize(s.type);
+  if (s.type == Type::f64) {
+    v.y64.resize(n);
+    std::memcpy(v.y64.data(), out, n * 8);
+    return;
+  }
+  y.resize(n);
   if (s.type == Type::f32) {
     std::memcpy(y.data(), out, n * 4);
   } else {
@@ -683,18 +965,19 @@ Findings RunLibrary(const Spec& s, const LibraryFunction& fn, const Inputs& in, 
     std::vector<std::jthread> pool;
     for (int t = 0; t < threads; ++t) {
       pool.emplace_back([&, t] {
-        std::vector<float> x, y;
+        ChunkValues v;
         for (uint64_t c; !stop && (c = next++) < chunks;) {
           const uint64_t begin = c * kChunk, end = std::min(total, begin + kChunk);
-          const CallResult r = Call(s, children[static_cast<size_t>(t)], in, begin, end, x, o.timeout_s);
+          const CallResult r = Call(s, children[static_cast<size_t>(t)], in, begin, end, v, o.timeout_s);
           if (r != CallResult::ok) {
             std::lock_guard lock(failure_mutex);
             if (failure.thread < 0 || begin < failure.begin) failure = {begin, end, r, t};
             stop = true;
             break;
           }
-          ReadResults(s, children[static_cast<size_t>(t)], end - begin, y);
-          Judge(s, x, y, {}, begin, found[static_cast<size_t>(t)]);
+          ReadResults(s, children[static_cast<size_t>(t)], end - begin, v);
+          if (s.type == Type::f64) Judge(s, v.x64, v.y64, {}, begin, found[static_cast<size_t>(t)]);
+          else Judge(s, v.x, v.y, {}, begin, found[static_cast<size_t>(t)]);
           done += end - begin;
         }
       });
@@ -724,29 +1007,30 @@ Findings RunLibrary(const Spec& s, const LibraryFunction& fn, const Inputs& in, 
     const std::string ended = StopChild(children[static_cast<size_t>(t)], t == failure.thread);
     if (t == failure.thread) how = ended;
   }
-  const auto input_at = [&](uint64_t i) {
+  const auto input_at = [&](uint64_t i) -> double {
+    if (s.type == Type::f64) return in.values64[i];
     return in.bit_range ? std::bit_cast<float>(static_cast<uint32_t>(in.bit_range->first + i)) : in.values[i];
   };
   if (failure.thread >= 0) {
     const std::string chunk = fmt::format("the chunk of inputs {}..{} (x = {} .. {})", failure.begin, failure.end - 1,
-                                          Dec(input_at(failure.begin)), Dec(input_at(failure.end - 1)));
+                                          Dec(input_at(failure.begin), s.type), Dec(input_at(failure.end - 1), s.type));
     if (failure.result == CallResult::hung) {
       throw std::runtime_error(fmt::format("'{}' did not return within {} s on {}", fn.symbol, o.timeout_s, chunk));
     }
     // Narrow the crash down to one input: halve the chunk, each half in a fresh child (one thread now, so forking
     // is safe), keeping the half that crashes.
     uint64_t lo = failure.begin, hi = failure.end;
-    std::vector<float> x;
+    ChunkValues v;
     while (hi - lo > 1) {
       const uint64_t mid = lo + (hi - lo) / 2;
       Child c = StartChild(s, fn.address());
-      const CallResult r = Call(s, c, in, lo, mid, x, o.timeout_s);
+      const CallResult r = Call(s, c, in, lo, mid, v, o.timeout_s);
       StopChild(c, r != CallResult::ok);
       (r == CallResult::ok ? lo : hi) = mid;
     }
     throw std::runtime_error(fmt::format("'{}' crashed ({}) at x = {} ({}), input {}, in {}", fn.symbol,
                                          how.empty() ? "its process ended" : how, Hex(input_at(lo)),
-                                         Dec(input_at(lo)), lo, chunk));
+                                         Dec(input_at(lo), s.type), lo, chunk));
   }
   Findings f = NewFindings(s);
   for (const Findings& part : found) f.Merge(part);

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // The checker behind `gelu check` (tools/check.cc) and Python's gelu.check: judges anyone's GELU (one form,
 // forward or backward, float32, bfloat16 or float16) against the double-precision reference
-// (src/reference/reference.h), both as the form's own formula and as the true exact GELU, and reports max ULP
+// (src/reference/reference.h), float64 against MPFR at 120 bits (tests/mpfr_oracle.h, the oracle of the library's
+// own float64 claim, tests/f64/gelu_f64_test.cc; builds without MPFR refuse float64), both as the form's own formula and as the true exact GELU, and reports max ULP
 // and where, an error histogram per region, the tail cutoff, special values, flush-to-zero, misrounded results
 // and which tolerance profiles hold. The implementation under test is a C function in a shared library (run in
 // child processes, so a crash or a hang is reported with its input) or results recorded by an engine (pairs of
@@ -9,6 +10,7 @@
 #ifndef GELU_TOOLS_CHECKER_H_
 #define GELU_TOOLS_CHECKER_H_
 
+#include <algorithm>
 #include <array>
 #include <cmath>
 #include <cstdint>
@@ -23,12 +25,14 @@
 
 namespace gelu::check {
 
-enum class Type { f32, bf16, f16 };
-const char* TypeName(Type t);       // "float32", "bfloat16", "float16"
+enum class Type { f32, bf16, f16, f64 };
+const char* TypeName(Type t);       // "float32", "bfloat16", "float16", "float64"
 Type ParseType(const std::string&);  // throws std::invalid_argument with the choices
+// Whether this build judges float64 (it needs MPFR, found at configure time); ParseType refuses float64 otherwise.
+bool HasFloat64();
 struct TypeInfo {
-  int precision;     // bits, implicit one included: 24, 8, 11
-  int min_exponent;  // frexp exponent of the smallest normal number: -125, -125, -13
+  int precision;     // bits, implicit one included: 24, 8, 11, 53
+  int min_exponent;  // frexp exponent of the smallest normal number: -125, -125, -13, -1021
   double eps;        // 2^(1 - precision)
   double torch_rtol, torch_atol;  // torch.testing.assert_close's defaults for the dtype
 };
@@ -51,11 +55,20 @@ std::vector<float> AllHalfInputs(Type t);
 // The stratified sample: every binade of both signs (64 values each, ends included), the subnormals, 2^16 points on
 // [-10, 10], each threshold (the true tail cutoff, the root of f', the near-root window's ends, where f(x) = x
 // starts, +-FLT_MIN, +-4) +- 64 ULP, and the specials (+-0, +-inf, NaN, +-FLT_MAX, +-smallest subnormal).
-// Sorted by bit pattern, no duplicates; float32 only (16-bit types take all their values).
+// Round values too (RoundValues). Sorted by bit pattern, no duplicates; float32 only (16-bit types take all
+// their values).
 std::vector<float> StratifiedInputsF32(const Spec& s);
+// Values people type, which a sample of bit patterns misses: every multiple of 1/8 on [-16, 16] (integers,
+// halves, quarters, eighths), the integers on [-100, 100], the tenths k/10 on [-10, 10] (rounded), +-100, +-1000.
+std::vector<double> RoundValues();
+// The float64 sample (docs/CHECK.md gives its makeup and size): every binade of both signs (17 values each, ends
+// included; subnormals as binade 0), 2^15 points on [-10, 10], the round values, each threshold (as for float32)
+// +- 16 ULP, the specials (+-0, +-inf, NaN, +-DBL_MAX, +-smallest subnormal) and 2^14 random bit
+// patterns (fixed seed). Sorted by bit pattern, no duplicates.
+std::vector<double> StratifiedInputsF64(const Spec& s);
 // The most negative x of the type whose correctly rounded result is nonzero (bisection on the reference, which is
 // monotonic there): the true tail cutoff.
-float TrueTailCutoff(const Spec& s);
+double TrueTailCutoff(const Spec& s);
 
 // ---- Judging ----
 // Regions of the report; an input falls into every region it belongs to.
@@ -77,7 +90,7 @@ inline constexpr const char* kProfileHelp[kNumProfiles] = {
 
 struct Place {
   double error = 0;  // in the metric above
-  float x = 0, y = 0;
+  double x = 0, y = 0;  // values of the checked type
   double r = 0;      // the reference
   uint64_t index = UINT64_MAX;  // the input's position (ties go to the first)
 };
@@ -94,7 +107,7 @@ struct Judgement {
 };
 
 struct Special {
-  float x = 0, y = 0, expected = 0;
+  double x = 0, y = 0, expected = 0;
   bool seen = false;
   bool ok() const;
 };
@@ -110,7 +123,7 @@ struct Findings {
   std::array<Special, kNumSpecials> specials{};
   // The most negative finite x with a nonzero result among the inputs seen, and where the correctly rounded
   // result is nonzero among the same inputs; NaN when none. true_cutoff: over all inputs of the type.
-  float cutoff = NAN, cutoff_expected = NAN, true_cutoff = NAN;
+  double cutoff = NAN, cutoff_expected = NAN, true_cutoff = NAN;
   uint64_t subnormal_expected = 0, subnormal_flushed = 0;  // results expected subnormal (|r| >= the smallest
                                                            // subnormal), and given as 0
   uint64_t subnormal_inputs = 0, subnormal_inputs_zeroed = 0;  // subnormal x with a nonzero expected result, y = 0
@@ -123,6 +136,12 @@ struct Findings {
 // whole run. Thread-compatible: one Findings per thread, merged.
 void Judge(const Spec& s, std::span<const float> x, std::span<const float> y, std::span<const float> dy,
            uint64_t index0, Findings& f);
+// The same for float64 (against MPFR: a few microseconds per input and reference).
+void Judge(const Spec& s, std::span<const double> x, std::span<const double> y, std::span<const double> dy,
+           uint64_t index0, Findings& f);
+// Judge over all threads (chunks judged apart and merged in order): for pairs and Python's results.
+void JudgeAll(const Spec& s, std::span<const double> x, std::span<const double> y, std::span<const double> dy,
+              Findings& f);
 Findings NewFindings(const Spec& s);
 
 // A profile's name ("ulp4", or "exact:ulp4" for the judgement against the exact GELU) -> (profile, exact).
@@ -140,7 +159,7 @@ std::string PlotSvg(const Findings& f);
 // A C function of a shared library, with one of the documented signatures:
 //   void f(const T* x, T* y, size_t n)                   (forward)
 //   void f(const T* dy, const T* x, T* dx, size_t n)     (backward; dy = 1 here)
-// T = float, or uint16_t holding the 16-bit pattern. Loads it now (throws std::runtime_error "cannot load
+// T = float, double (float64), or uint16_t holding the 16-bit pattern. Loads it now (throws std::runtime_error "cannot load
 // 'PATH': ..." / "no symbol 'NAME' in 'PATH'"); Run then calls it in child processes.
 class LibraryFunction {
  public:
@@ -160,10 +179,13 @@ struct RunOptions {
 // Input sets for a library run: either explicit values, or a range of float32 bit patterns [lo, hi].
 struct Inputs {
   std::vector<float> values;
+  std::vector<double> values64;  // float64 (then `values` is empty)
   std::vector<uint16_t> bits16;  // 16-bit types: the patterns of `values` (NaN payloads kept)
   std::optional<std::pair<uint64_t, uint64_t>> bit_range;
   std::string description;
-  uint64_t size() const { return bit_range ? bit_range->second - bit_range->first + 1 : values.size(); }
+  uint64_t size() const {
+    return bit_range ? bit_range->second - bit_range->first + 1 : std::max(values.size(), values64.size());
+  }
 };
 // Calls the function on every input (chunks, one child process per thread) and judges the results. A crash or
 // hang throws std::runtime_error naming the input (a crash is narrowed down to the one input) and the chunk.

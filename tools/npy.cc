@@ -217,8 +217,9 @@ struct Descr {
   bool swap;  // the file's byte order differs from this machine's
 };
 
-// What every unsupported-dtype message ends with: the dtypes that are read.
-const std::string kSupported = "; gelu apply reads float16 ('<f2'), float32 ('<f4') and float64 ('<f8')";
+// What every unsupported-dtype message ends with: the dtypes that are read. No command is named here: the reader
+// serves `gelu apply` and `gelu check`, and the caller's message names the one running ("gelu check: 'x.npy': ...").
+const std::string kSupported = "; .npy arrays are read as float16 ('<f2'), float32 ('<f4') or float64 ('<f8')";
 
 Descr ParseDescr(const Value& v) {
   if (v.kind == Value::Kind::list) {

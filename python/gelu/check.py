@@ -7,9 +7,10 @@
     >>> print(r.report)  # the same report as `gelu check` (docs/CHECK.md)
 
 The inputs, the metric, the report and the profiles are those of `gelu check` (tools/checker.h, bound into
-gelu._gelu); this file only calls the callable on them. 16-bit types take all 65,536 inputs; float32 the
-stratified sample. The callable gets chunks of 2^16 inputs: NumPy arrays (float32, float16) when device is None,
-else torch tensors of the dtype on that device (a CUDA function is checked by moving chunks there and back).
+gelu._gelu); this file only calls the callable on them. 16-bit types take all 65,536 inputs; float32 and float64
+their stratified samples (float64 judged against MPFR, where the module was built with it). The callable gets
+chunks of 2^16 inputs: NumPy arrays (float32, float16, float64) when device is None, else torch tensors of the
+dtype on that device (a CUDA function is checked by moving chunks there and back).
 backward=True calls fn(dy, x) with dy = 1.
 """
 import json
@@ -19,7 +20,7 @@ import numpy as np
 from gelu import _gelu
 
 CHUNK = 1 << 16
-DTYPES = ("float32", "bfloat16", "float16")
+DTYPES = ("float32", "bfloat16", "float16", "float64")
 
 
 class CheckResult:
@@ -51,7 +52,8 @@ class CheckResult:
 
 
 def _call(fn, backward, chunk, dtype, device):
-    """fn on one chunk (float32 values of the dtype), its results as float32 NumPy; every misfit is a ValueError."""
+    """fn on one chunk (values of the dtype, held in float32, or float64), its results as NumPy of the chunk's
+    dtype; every misfit is a ValueError."""
     if device is None:
         if dtype == "bfloat16":
             raise ValueError("gelu.check: NumPy has no bfloat16; pass device='cpu' (or 'cuda') to call fn on torch "
@@ -64,7 +66,7 @@ def _call(fn, backward, chunk, dtype, device):
         if y.shape != x.shape or y.dtype != x.dtype:
             raise ValueError(f"gelu.check: fn returned shape {y.shape} dtype {y.dtype} for an input of shape "
                              f"{x.shape} dtype {x.dtype}")
-        return y.astype(np.float32)
+        return y.astype(chunk.dtype)
     import torch
 
     tdtype = getattr(torch, dtype)
@@ -76,7 +78,7 @@ def _call(fn, backward, chunk, dtype, device):
     if tuple(y.shape) != tuple(x.shape) or y.dtype != tdtype:
         raise ValueError(f"gelu.check: fn returned shape {tuple(y.shape)} dtype {y.dtype} for an input of shape "
                          f"{tuple(x.shape)} dtype {tdtype}")
-    return y.detach().to(device="cpu", dtype=torch.float32).numpy()
+    return y.detach().to(device="cpu", dtype=getattr(torch, str(chunk.dtype))).numpy()
 
 
 def check(fn, approximate="none", backward=False, dtype="float32", device=None, format="table", require=()):
@@ -93,9 +95,12 @@ def check(fn, approximate="none", backward=False, dtype="float32", device=None, 
     if not hasattr(_gelu, "_check_inputs"):
         raise RuntimeError("gelu.check: this build of the module has no checker (it links the checker of the gelu "
                            "command, tools/checker.h: build with GELU_BUILD_TOOLS=ON)")
-    x = np.frombuffer(_gelu._check_inputs(approximate, backward, dtype), np.float32).copy()
+    if dtype == "float64" and not _gelu._check_has_float64():
+        raise RuntimeError("gelu.check: float64 needs MPFR, which this build of the checker was configured without")
+    held = np.float64 if dtype == "float64" else np.float32
+    x = np.frombuffer(_gelu._check_inputs(approximate, backward, dtype), held).copy()
     y = np.concatenate([_call(fn, backward, x[i:i + CHUNK], dtype, device) for i in range(0, len(x), CHUNK)])
-    coverage = (f"all 65,536 {dtype} values" if dtype != "float32" else "stratified float32 sample") + \
+    coverage = (f"stratified {dtype} sample" if dtype in ("float32", "float64") else f"all 65,536 {dtype} values") + \
         (f", callable on {device}" if device is not None else ", callable on NumPy")
     report, findings = _gelu._check_judge(x, np.ascontiguousarray(y), approximate, backward, dtype, format,
                                           coverage)

@@ -465,7 +465,7 @@ void CudaBackwardPtr(std::uintptr_t g, std::uintptr_t x, std::uintptr_t out, siz
 #if defined(GELU_PYTHON_CHECK)
 // gelu.check's two steps in the checker of `gelu check` (tools/checker.h), so that Python judges with the same
 // inputs, metric and report: the inputs (float32 array: 16-bit types all 65,536 values, exact in float32; float32
-// the stratified sample), then the judging of the callable's results.
+// the stratified sample; float64 array: float64's stratified sample), then the judging of the callable's results.
 gelu::check::Spec CheckSpec(const std::string& form, bool backward, const std::string& dtype) {
   gelu::check::Spec s;
   bool found = false;
@@ -489,6 +489,10 @@ gelu::check::Spec CheckSpec(const std::string& form, bool backward, const std::s
 // only, which every NumPy the module meets supports.
 py::bytes CheckInputs(const std::string& form, bool backward, const std::string& dtype) {
   const gelu::check::Spec s = CheckSpec(form, backward, dtype);
+  if (s.type == gelu::check::Type::f64) {
+    const std::vector<double> x = gelu::check::StratifiedInputsF64(s);
+    return py::bytes(reinterpret_cast<const char*>(x.data()), x.size() * sizeof(double));
+  }
   const std::vector<float> x =
       s.type == gelu::check::Type::f32 ? gelu::check::StratifiedInputsF32(s) : gelu::check::AllHalfInputs(s.type);
   return py::bytes(reinterpret_cast<const char*>(x.data()), x.size() * sizeof(float));
@@ -501,18 +505,36 @@ std::span<const float> Float32Vector(const py::buffer_info& b, const char* name)
   return {static_cast<const float*>(b.ptr), static_cast<size_t>(b.size)};
 }
 
-// (report in `format`, the JSON report) for results y at inputs x (float32 arrays of the same length).
+std::span<const double> Float64Vector(const py::buffer_info& b, const char* name) {
+  if (b.format != py::format_descriptor<double>::format() || b.ndim != 1 || (b.size > 1 && b.strides[0] != 8)) {
+    throw py::value_error(std::string("gelu.check: ") + name + " must be a contiguous 1-D float64 array");
+  }
+  return {static_cast<const double*>(b.ptr), static_cast<size_t>(b.size)};
+}
+
+// (report in `format`, the JSON report) for results y at inputs x (arrays of the same length: float64 for
+// dtype float64, float32 otherwise).
 py::tuple CheckJudge(py::buffer xb, py::buffer yb, const std::string& form, bool backward, const std::string& dtype,
                      const std::string& format, const std::string& coverage) {
   const gelu::check::Spec s = CheckSpec(form, backward, dtype);
   const py::buffer_info xi = xb.request(), yi = yb.request();
-  const std::span<const float> x = Float32Vector(xi, "x"), y = Float32Vector(yi, "y");
-  if (x.size() != y.size()) throw py::value_error("gelu.check: x and y differ in size");
+  const bool f64 = s.type == gelu::check::Type::f64;
+  std::span<const float> x, y;
+  std::span<const double> x64, y64;
+  if (f64) {
+    x64 = Float64Vector(xi, "x");
+    y64 = Float64Vector(yi, "y");
+  } else {
+    x = Float32Vector(xi, "x");
+    y = Float32Vector(yi, "y");
+  }
+  if (x.size() != y.size() || x64.size() != y64.size()) throw py::value_error("gelu.check: x and y differ in size");
   gelu::check::Findings f = gelu::check::NewFindings(s);
   {
     py::gil_scoped_release release;
     const auto t0 = std::chrono::steady_clock::now();
-    gelu::check::Judge(s, x, y, {}, 0, f);
+    if (f64) gelu::check::JudgeAll(s, x64, y64, {}, f);
+    else gelu::check::Judge(s, x, y, {}, 0, f);
     f.true_cutoff = gelu::check::TrueTailCutoff(s);
     f.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   }
@@ -622,6 +644,7 @@ or x is. The GIL is released while the library runs.
       "The named GELU variants the library computes (Hugging Face ACT2FN names, docs/VARIANTS.md), in the C API's "
       "order, e.g. 'gelu', 'gelu_new', 'gelu_fast', 'quick_gelu'.");
 #if defined(GELU_PYTHON_CHECK)
+  m.def("_check_has_float64", &gelu::check::HasFloat64, "Whether the checker judges float64 (built with MPFR).");
   m.def("_check_inputs", &CheckInputs, py::arg("approximate"), py::arg("backward"), py::arg("dtype"),
         "gelu.check's inputs (tools/checker.h), as the bytes of a float32 array.");
   m.def("_check_judge", &CheckJudge, py::arg("x"), py::arg("y"), py::arg("approximate"), py::arg("backward"),

@@ -25,6 +25,34 @@ def test_library_float32_meets_its_bound_through_the_checker():
     assert r.max_ulp <= 2
 
 
+def test_library_float64_meets_its_bound_through_the_checker():
+    # float64's stratified sample against MPFR, on NumPy and on torch tensors: the library's float64 bound (2 ULP).
+    r = gelu.check.check(gelu.forward, dtype="float64", require="ulp4")
+    assert r.findings["inputs"] > 100000 and "forward none float64" in r.report
+    assert r.max_ulp <= 2
+    r = gelu.check.check(lambda dy, x: gelu.backward(dy, x, approximate="sigmoid"), approximate="sigmoid",
+                         backward=True, dtype="float64")
+    assert r.max_ulp <= 2
+    import gelu.torch as gt
+    r = gelu.check.check(lambda x: gt.gelu(x, approximate="tanh"), approximate="tanh", dtype="float64",
+                         device="cpu")
+    assert r.max_ulp <= 2
+
+
+def test_names_a_planted_float64_error_at_a_round_value():
+    # One float64 result 3 ULP high at x = 1.5 (in the sample as a round value): named there, as the max error.
+    def planted(x):
+        y = gelu.forward(x)
+        at = x == 1.5
+        for _ in range(3):
+            y[at] = np.nextafter(y[at], np.inf)
+        return y
+    r = gelu.check.check(planted, dtype="float64")
+    worst = r.findings["own"]["max_error"]
+    assert worst["x"] == 1.5 and 2 < worst["error"] <= 4.1
+    assert not r.meets("ulp1") and r.meets("ulp4") is (worst["error"] <= 4)
+
+
 def test_names_a_planted_wrong_result():
     # One float32 result 5 ULP high at x = 1 (a binade start: in the sample): the max error is there, ulp4 fails.
     def planted(x):

@@ -122,6 +122,49 @@ TEST_F(Check, LibraryIsCorrectlyRoundedIn16BitThroughTheChecker) {
   }
 }
 
+// The library's float64 functions through the checker (the float64 sample, against MPFR): within the table's
+// float64 bounds (near the root of f', |error| <= 2^-53, which is <= 1 in the checker's unit there).
+TEST_F(Check, LibraryMeetsItsFloat64ClaimsThroughTheChecker) {
+  for (const gelu::common::Function& f : gelu::common::kFunctions) {
+    if (!f.is_form() || f.f64_ulp == 0) continue;
+    const std::string form = kForms[f.form()];
+    const std::string sym = std::string("gelu_") + (f.backward() ? "backward" : "forward") + "_f64_" + form;
+    std::vector<std::string> args = {"--lib", Lib("clean"), "--symbol", sym, "-a", form, "--dtype", "float64",
+                                     "--json"};
+    if (f.backward()) args.push_back("--backward");
+    const Result r = Run(args);
+    ASSERT_EQ(r.rc, 0) << sym << r.err;
+    EXPECT_NE(r.out.find("\"coverage\": \"stratified float64 sample"), std::string::npos) << sym;
+    EXPECT_GT(NumberAfter(r.out, "\"inputs\"", "\"inputs\": "), 100000) << sym;
+    EXPECT_LE(NumberAfter(r.out, "\"own\"", "\"error\": "), std::max(f.f64_ulp, 1.0)) << sym;
+    for (const char* special : {"\"+0\"", "\"-0\"", "\"+inf\"", "\"-inf\"", "\"NaN\""}) {
+      EXPECT_NE(r.out.find(std::string(special) + ": {\"y\""), std::string::npos) << sym << special;
+    }
+    EXPECT_EQ(r.out.find("\"ok\": false"), std::string::npos) << sym;
+  }
+}
+
+// float64, one result 2 ULP high at x = 2.5 (planted_f64_two_ulp): in the sample as a round value, named there as
+// the max error and the one result in (2, 4] ULP (the library's own float64 maximum is 1.04 ULP); ulp4 holds.
+TEST_F(Check, NamesAPlantedFloat64Error) {
+  const Result r = Run({"--lib", Lib("f64_two_ulp"), "--symbol", "gelu_forward_f64_none", "--dtype", "float64",
+                        "--require", "ulp4", "--json"});
+  EXPECT_EQ(r.rc, 0) << r.err;
+  EXPECT_NE(r.out.find("\"max_error\": {\"error\": 2."), std::string::npos) << r.out.substr(0, 400);
+  EXPECT_EQ(NumberAfter(r.out, "\"max_error\"", "\"x\": "), 2.5);
+  EXPECT_EQ(NumberAfter(r.out, "\"|x| < 4\"", "\"(2,4]\": "), 1);
+}
+
+// The float32 sample holds round values (multiples of 1/8, integers, tenths): the planted crash at x = 2.5,
+// which no binade sample or grid point hits, is met by the stratified run.
+TEST_F(Check, StratifiedSampleHoldsRoundValues) {
+  const char* asan = std::getenv("ASAN_OPTIONS");
+  setenv("ASAN_OPTIONS", (std::string(asan ? asan : "") + ":handle_segv=0").c_str(), 1);
+  const Result r = Run({"--lib", Lib("crash"), "--symbol", "gelu_forward_f32_none"});
+  if (asan != nullptr) setenv("ASAN_OPTIONS", asan, 1); else unsetenv("ASAN_OPTIONS");
+  ExpectRefused(r, "crashed (was killed by signal 11 (Segmentation fault)) at x = 0x1.4p+1 (2.5)");
+}
+
 // One wrong result in 2^32 (x = pi): found by the exhaustive path, here over the 2^22 bit patterns of [3, 4)
 // (the full 2^32 is the same loop, minutes: docs/CHECK.md).
 TEST_F(Check, NamesOneWrongInputFoundExhaustively) {
@@ -152,7 +195,7 @@ TEST_F(Check, NamesNanForMinusInfinity) {
 TEST_F(Check, NamesAFlushedTail) {
   const Result r = Run({"--lib", Lib("flushed_tail"), "--symbol", "gelu_forward_f32_none", "--json"});
   ASSERT_EQ(r.rc, 0) << r.err;
-  // The most negative nonzero result among the sample's inputs: the grid point just above -5.5.
+  // The most negative nonzero result among the sample's inputs: -5.5 itself (a round value), the plant's edge.
   const double cutoff = NumberAfter(r.out, "\"tail_cutoff\"", "\"tail_cutoff\": ");
   EXPECT_GE(cutoff, -5.5);
   EXPECT_LT(cutoff, -5.499);
@@ -211,6 +254,32 @@ TEST_F(Check, RecordedPairsAndWriteInputsRoundTrip) {
   EXPECT_EQ(Slurp(dir_ / "p.svg").rfind("<svg", 0), 0u);
 }
 
+TEST_F(Check, RecordedFloat64PairsRoundTrip) {
+  // The float64 sample written, run through `gelu apply` (float64 in, float64 out), judged as pairs: the
+  // library's float64 bound (<= 2 ULP), every input judged.
+  const std::string x = (dir_ / "x.npy").string(), y = (dir_ / "y.npy").string();
+  const Result w = Run({"--write-inputs", x, "--dtype", "float64"});
+  ASSERT_EQ(w.rc, 0) << w.err;
+  const std::string apply = std::string(GELU_EXE) + " apply " + x + " " + y + " -a tanh";
+  ASSERT_EQ(std::system(apply.c_str()), 0);
+  const Result r = Run({"--x", x, "--y", y, "-a", "tanh", "--json"});
+  EXPECT_EQ(r.rc, 0) << r.out << r.err;
+  EXPECT_NE(r.out.find("\"function\": \"forward tanh float64\""), std::string::npos) << r.out.substr(0, 300);
+  EXPECT_GT(NumberAfter(r.out, "\"inputs\"", "\"inputs\": "), 100000);
+  EXPECT_LE(NumberAfter(r.out, "\"own\"", "\"error\": "), 2);
+  // Judged as the sigmoid form instead, the same results are far off: the form is what is judged.
+  EXPECT_EQ(Run({"--x", x, "--y", y, "-a", "sigmoid", "--require", "ulp4"}).rc, 2);
+  // Backward with grad_out = x (subnormal ones included: the near-root window is decided by f'(x), not by
+  // dx / grad_out, which underflows), judged with --dy: within the bound.
+  const std::string dx = (dir_ / "dx.npy").string();
+  ASSERT_EQ(std::system((std::string(GELU_EXE) + " apply " + x + " " + dx + " --backward " + x).c_str()), 0);
+  const Result b = Run({"--x", x, "--y", dx, "--dy", x, "--backward", "--require", "ulp4"});
+  EXPECT_EQ(b.rc, 0) << b.out << b.err;
+  ExpectRefused(Run({"--x", x, "--y", y, "--dtype", "float32"}), "holds float64, not float32");
+  ExpectRefused(Run({"--lib", Lib("clean"), "--symbol", "gelu_forward_f64_none", "--dtype", "float64",
+                     "--exhaustive"}), "--exhaustive and --range are for float32");
+}
+
 TEST_F(Check, RecordedBackwardPairsWithAGradient) {
   // float16 backward with grad_out = x (any values): dx = grad_out * f'(x) from `gelu apply --backward`, judged
   // with --dy against grad_out * f'(x) in double: within 1 ULP (the C API's claim: 0.5 + 2^-18 ULP).
@@ -239,7 +308,10 @@ TEST_F(Check, RefusesBadInput) {
   header.resize(117, ' ');
   std::ofstream(y, std::ios::binary) << std::string("\x93NUMPY\x01\x00\x76\x00", 10) << header << '\n'
                                      << std::string(4, '\0');
-  ExpectRefused(Run({"--x", y, "--y", y}), "int32");
+  const Result ints = Run({"--x", y, "--y", y});
+  ExpectRefused(ints, "int32");
+  EXPECT_EQ(ints.err.rfind("gelu check: ", 0), 0u) << ints.err;  // the command running, not another
+  EXPECT_EQ(ints.err.find("apply"), std::string::npos) << ints.err;
 }
 
 }  // namespace

@@ -10,6 +10,7 @@
  *   FLUSHED_TAIL   forward float32: -0 for every x < -5.5 (the textbook formula's collapse)
  *   THREE_ULP      forward float32: 3 ULP high on [1.5, 1.5 + 2^-10)
  *   HALF_OFF       forward bfloat16: one result (x = 1.5) one unit high
+ *   F64_TWO_ULP    forward float64: one result (x = 2.5, in the float64 sample only as a round value) 2 ULP high
  *   CRASH          forward float32: a crash (SIGSEGV) at x = 2.5
  *   HANG           forward float32: never returns at x = 2 */
 #include <math.h>
@@ -54,6 +55,16 @@ static void Plant(const float* x, float* y, size_t n) {
   }
 }
 
+static void PlantF64(const double* x, double* y, size_t n) {
+  for (size_t i = 0; i < n; ++i) {
+    (void)x;
+    (void)y;
+#if defined(PLANT_F64_TWO_ULP)
+    if (x[i] == 2.5) y[i] = nextafter(nextafter(y[i], INFINITY), INFINITY);
+#endif
+  }
+}
+
 #define GELU_PLANTED_FORM(form, FORM)                                                                     \
   void gelu_forward_f32_##form(const float* x, float* y, size_t n) {                                      \
     gelu_forward_f32(x, y, n, FORM);                                                                      \
@@ -72,6 +83,13 @@ static void Plant(const float* x, float* y, size_t n) {
     gelu_backward_bf16(dy, x, dx, n, FORM);                                                               \
   }                                                                                                       \
   void gelu_forward_f16_##form(const uint16_t* x, uint16_t* y, size_t n) { gelu_forward_f16(x, y, n, FORM); } \
+  void gelu_forward_f64_##form(const double* x, double* y, size_t n) {                                    \
+    gelu_forward_f64(x, y, n, FORM);                                                                      \
+    if (FORM == GELU_APPROXIMATE_NONE) PlantF64(x, y, n);                                                 \
+  }                                                                                                       \
+  void gelu_backward_f64_##form(const double* dy, const double* x, double* dx, size_t n) {               \
+    gelu_backward_f64(dy, x, dx, n, FORM);                                                                \
+  }                                                                                                       \
   void gelu_backward_f16_##form(const uint16_t* dy, const uint16_t* x, uint16_t* dx, size_t n) {         \
     gelu_backward_f16(dy, x, dx, n, FORM);                                                                \
   }

@@ -233,7 +233,7 @@ TEST(NpyParse, UnsupportedDtypes) {
                       "abcdefgh"),
               "structured");
   // Every refusal also says what is supported.
-  ExpectError(MakeNpy(1, F4Header("(1,)", "<i4"), "abcd"), "float16 ('<f2'), float32 ('<f4') and float64 ('<f8')");
+  ExpectError(MakeNpy(1, F4Header("(1,)", "<i4"), "abcd"), "float16 ('<f2'), float32 ('<f4') or float64 ('<f8')");
 }
 
 TEST(NpyParse, MalformedHeaders) {
