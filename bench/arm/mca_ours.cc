@@ -15,8 +15,9 @@ HWY_BEFORE_NAMESPACE();
 namespace gelu {
 namespace HWY_NAMESPACE {
 
-// count: a multiple of the vector length (the loops' own premise). The float-core targets run GeluF32Run (the
-// core in place, tail lanes compacted per block), the others the double-lane loop.
+// One per form and direction (kForm: common::Form). count: a multiple of the vector length (the loops' own
+// premise). The float-core targets run GeluF32Run (the core in place, tail lanes compacted per block), the others
+// the double-lane loop.
 template <int kForm, bool kBackward>
 HWY_NOINLINE void McaLoop(const float* g, const float* x, float* y, size_t count) {
   if constexpr (cpu::RunsFloatCore(HWY_TARGET)) {
@@ -25,14 +26,10 @@ HWY_NOINLINE void McaLoop(const float* g, const float* x, float* y, size_t count
     GeluF32DoubleLaneLoop<kForm, kBackward>(g, x, y, count);
   }
 }
-HWY_NOINLINE void McaForwardNone(const float* x, float* y, size_t n) { McaLoop<common::kNone, false>(nullptr, x, y, n); }
-HWY_NOINLINE void McaForwardTanh(const float* x, float* y, size_t n) { McaLoop<common::kTanh, false>(nullptr, x, y, n); }
-HWY_NOINLINE void McaBackwardNone(const float* g, const float* x, float* y, size_t n) {
-  McaLoop<common::kNone, true>(g, x, y, n);
-}
-HWY_NOINLINE void McaBackwardTanh(const float* g, const float* x, float* y, size_t n) {
-  McaLoop<common::kTanh, true>(g, x, y, n);
-}
+template void McaLoop<common::kNone, false>(const float*, const float*, float*, size_t);
+template void McaLoop<common::kTanh, false>(const float*, const float*, float*, size_t);
+template void McaLoop<common::kNone, true>(const float*, const float*, float*, size_t);
+template void McaLoop<common::kTanh, true>(const float*, const float*, float*, size_t);
 
 }  // namespace HWY_NAMESPACE
 }  // namespace gelu
