@@ -9,7 +9,7 @@ holds its table. How a loop is chosen, from `llvm-objdump -d -r` of the object (
   * a call (bl) to a function of --inline-from (SLEEF's libsleef.so.3) is replaced by that function's body, which
     must be straight-line (checked); any other call stays in (llvm-mca cannot follow it) and is printed;
   * elements per iteration: the floats the path stores to memory that is not the stack (q register 4, s register
-    1; a base register made from sp is the stack); for an SVE store, whose predicate decides, the caller states it
+    1; a base register made from sp or x29 on the path, or by every write of the function, is the stack); for an SVE store, whose predicate decides, the caller states it
     (--elements);
   * the hot loop: the most elements per iteration, then the fewest instructions -- the common path, where every
     rare branch (ours: a vector with lanes outside the core; the double-lane kernel: a lane outside the common
@@ -108,9 +108,22 @@ def path_of(insns, spans, cycle):
     return [insns[i] for k in cycle for i in range(spans[k][0], spans[k][1] + 1)]
 
 
-def stored_elements(path):
-    """Floats stored to memory that is not the stack (a base register derived from sp counts as the stack)."""
-    n, stack_regs = 0, {"sp"}
+def stack_registers(insns):
+    """The x registers that every write in the function makes from sp or x29 (stack addresses wherever used)."""
+    writes = {}
+    for _, mn, ops, _ in insns:
+        dest = ops.split(",")[0].strip() if ops else ""
+        if not dest.startswith("x") or mn.startswith("st") or mn in ("cmp", "cmn", "tst") or mn.startswith("b"):
+            continue
+        from_stack = mn in ("add", "sub", "mov") and any(o.strip() in ("sp", "x29") for o in ops.split(",")[1:])
+        writes.setdefault(dest, set()).add(from_stack)
+    return {r for r, kinds in writes.items() if kinds == {True}}
+
+
+def stored_elements(path, stack_regs=()):
+    """Floats stored to memory that is not the stack: a base register made from sp on the path, or by every write
+    of the function (stack_registers), is the stack."""
+    n, stack_regs = 0, {"sp", "x29"} | set(stack_regs)
     for _, mn, ops, _ in path:
         regs = ops.split("[")[0]
         base = ops.split("[")[1].split(",")[0].split("]")[0].strip() if "[" in ops else None
@@ -127,7 +140,7 @@ def stored_elements(path):
                 n += 4 * regs.count("v")
             continue
         dest = ops.split(",")[0].strip() if ops else ""
-        if dest.startswith("x"):
+        if dest.startswith("x") and mn not in ("cmp", "cmn", "tst") and not mn.startswith("b"):
             if mn in ("add", "sub", "mov") and any(o.strip() in stack_regs for o in ops.split(",")[1:]):
                 stack_regs.add(dest)
             else:
@@ -138,10 +151,11 @@ def stored_elements(path):
 def loops_of(insns, fixed_elements, bodies):
     """(elements stored, instruction count, path, opaque calls) of every loop of the function."""
     spans, succ = blocks_of(insns)
+    stack_regs = stack_registers(insns)
     out = []
     for cycle in simple_cycles(succ):
         path, opaque = inline_calls(path_of(insns, spans, cycle), bodies)
-        elements = stored_elements(path)
+        elements = stored_elements(path, stack_regs)
         if elements is None:
             if not fixed_elements:
                 sys.exit("an SVE store: state the elements per iteration (--elements)")
@@ -202,12 +216,15 @@ def measure(obj, function, cpus, elements=None, inline_from=None, longest=False,
     if not insns:
         sys.exit("no function %s in %s" % (function, obj))
     bodies = sleef_bodies(insns, inline_from) if inline_from else {}
-    loops = [l for l in loops_of(insns, elements, bodies) if l[0] > 0]
-    if not loops:
-        sys.exit("no loop storing elements found in %s" % function)
+    every = loops_of(insns, elements, bodies)
+    loops = [l for l in every if l[0] > 0]
     if longest:  # a loop whose stores go to a local buffer: the longest loop without a call it cannot follow
-        loops = [l for l in loops if not l[3]]
-        n, length, hot, opaque, blocks = max(loops, key=lambda l: l[1])
+        if not elements:
+            sys.exit("--longest needs --elements")
+        _, length, hot, opaque, blocks = max((l for l in every if not l[3]), key=lambda l: l[1])
+        n = elements
+    elif not loops:
+        sys.exit("no loop storing elements found in %s" % function)
     else:  # the hot loop: the most elements per iteration, then the fewest instructions
         n, length, hot, opaque, blocks = max(loops, key=lambda l: (l[0], -l[1]))
     # The tail path: the longest loop through the hot loop's first block, same elements, no call it cannot follow.
