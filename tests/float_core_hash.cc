@@ -20,15 +20,17 @@
 
 namespace {
 
-// x: the 2^k inputs spread over all 2^32 bit patterns (both signs, every binade, NaN and inf included), each
-// stratum of 2^(32-k) patterns hit at a pseudo-random place (Knuth's multiplicative hash of i) so that the low
-// mantissa bits vary. grad_out: a sign, a mantissa and an exponent in [2^-32, 2^32) from another hash of i.
+// x: the 2^k inputs spread over all 2^32 bit patterns (both signs, every binade, NaNs), each stratum of 2^(32-k)
+// patterns hit at a pseudo-random place (Knuth's multiplicative hash of i) so that the low mantissa bits vary;
+// the strata that start at +-0 and +-inf take that pattern itself. grad_out: a sign, a mantissa and an exponent in [2^-32, 2^32) from another hash of i.
 void MakeInputs(int log2_size, std::vector<float>& x, std::vector<float>& g) {
   const uint32_t n = uint32_t{1} << log2_size, shift = 32 - static_cast<uint32_t>(log2_size);
   x.resize(n), g.resize(n);
   for (uint32_t i = 0; i < n; ++i) {
-    const uint32_t within = shift == 0 ? 0 : (i * 2654435761u) >> (32 - shift);
-    x[i] = std::bit_cast<float>((shift == 32 ? 0 : i << shift) | within);
+    const uint32_t start = i << shift, magnitude = start & 0x7fffffffu;
+    const bool special = magnitude == 0 || magnitude == 0x7f800000u;
+    const uint32_t within = special ? 0 : (i * 2654435761u) >> (32 - shift);
+    x[i] = std::bit_cast<float>(start | within);
     const uint32_t h = i * 2246822519u + 374761393u;
     const uint32_t exponent = 127 - 32 + (h >> 26);  // 2^-32 .. 2^31
     g[i] = std::bit_cast<float>((h & 0x807fffffu) | (exponent << 23));
