@@ -101,6 +101,8 @@ def simple_cycles(succ, limit=20000):
                     cycles.append(path)
                 elif n > s and n not in path:
                     stack.append((n, path + [n]))
+    if len(cycles) >= limit:
+        sys.exit("more than %d loop paths: the function is too branchy to enumerate" % limit)
     return cycles
 
 
@@ -336,6 +338,7 @@ def main():
             cpu, n, length, cycles,
             "; tail path %d instructions, %.3f cycles/element" % (tail_length, tail_cycles) if tail_cycles else "",
             "; calls not modelled: " + ", ".join(opaque) if opaque else ""))
+
 
 if __name__ == "__main__":
     main()
