@@ -11,7 +11,9 @@
 #   max,sve-default-vector-length=256 SVE, SVE2 at 2048 bits
 # (the length is in bytes). The tests: float32 (specials, thresholds, every binade, random bit patterns, sizes
 # 0..3 lanes + 1, offsets, in place: tests/gelu_f32_test.cc), float64 against MPFR on its sample
-# (tests/f64/gelu_f64_test.cc), bf16/fp16 on all 65,536 inputs (tests/half/half_exhaustive_test.cc; GELU_ARM_HALF=1 only). Not the
+# (tests/f64/gelu_f64_test.cc), bf16/fp16 on all 65,536 inputs (tests/half/half_exhaustive_test.cc; GELU_ARM_HALF=1 only);
+# then NEON's bit-identity with the x86 float core on 2^22 inputs made from bit patterns (tests/float_core_hash.cc,
+# the x86 build from build/ when scripts/test.sh made it, else build-x86/). Not the
 # entry points' test (tests/entry_points_test.cc: argument rules and thread counts, no per-target code; over 2
 # minutes emulated). Called by scripts/test.sh; runs alone too.
 set -euo pipefail
@@ -23,7 +25,7 @@ bash scripts/install_arm_deps.sh
 echo "== Arm: cross build (aarch64, Release)"
 cmake -S . -B build-arm -G Ninja --toolchain cmake/aarch64-linux-gnu.cmake -DCMAKE_BUILD_TYPE=Release \
   -DGELU_BUILD_BENCHMARKS=OFF -DGELU_BUILD_TOOLS=OFF -DGELU_BUILD_PYTHON=OFF -DGELU_CUDA=OFF -DGELU_INSTALL=OFF
-arm_tests=(gelu_f32_test gelu_f64_test half_exhaustive_test)
+arm_tests=(gelu_f32_test gelu_f64_test half_exhaustive_test float_core_hash)
 cmake --build build-arm -j "$jobs" --target "${arm_tests[@]}"
 
 # The test executables run directly under qemu, not through ctest: gtest_discover_tests lists the targets of the
@@ -54,5 +56,26 @@ if [[ ${GELU_ARM_HALF:-0} == 1 ]]; then
   neon=$!
   run max,sve-default-vector-length=16 '*/SVE' half/half_exhaustive_test
   wait "$neon"
+fi
+
+# NEON computes the x86 float core's bits (same source, FMA everywhere): one hash per function over every
+# float-core target, the x86 ones (AVX3 where the CPU has it, AVX2) natively and NEON under qemu, on the same
+# 2^22 inputs (1/1024 of all float32 bit patterns, every binade, specials included; grad_out likewise).
+echo "== Arm: NEON against the x86 float core, bit for bit, on 2^22 inputs per function"
+x86_build=build
+if [[ ! -f $x86_build/build.ninja ]]; then  # run alone: a build of the library and this program only
+  x86_build=build-x86
+  cmake -S . -B "$x86_build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DGELU_BUILD_BENCHMARKS=OFF \
+    -DGELU_BUILD_TOOLS=OFF -DGELU_BUILD_PYTHON=OFF -DGELU_CUDA=OFF -DGELU_INSTALL=OFF
+fi
+cmake --build "$x86_build" -j "$jobs" --target float_core_hash
+x86_hashes=$("$x86_build/tests/float_core_hash" 22)
+arm_hashes=$(QEMU_CPU=max,sve=off "${qemu[@]}" build-arm/tests/float_core_hash 22)
+printf '%s\n%s\n' "$x86_hashes" "$arm_hashes"
+grep -q '^NEON ' <<<"$arm_hashes" || { echo "no NEON line from the Arm build"; exit 1; }
+differing=$(printf '%s\n%s\n' "$x86_hashes" "$arm_hashes" | awk '{print $2, $3}' | sort -u | awk '{print $1}' | uniq -d)
+if [[ -n $differing ]]; then
+  echo "NEON and the x86 float core differ on: $differing"
+  exit 1
 fi
 echo "== Arm: all passed"
