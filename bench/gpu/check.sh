@@ -8,9 +8,11 @@
 # PyTorch (the GPU image has them) and Highway, carried as Debian packages: run bench/gpu/prepare_carry.sh here
 # first and carry build-gpu-carry (device tool: carry ["build-gpu-carry"]).
 #
-# Usage: bench/gpu/check.sh [--quick] [--out DIR]
+# Usage: bench/gpu/check.sh [--quick] [--variants] [--out DIR]
 #   --quick   skip the 2^32-input checks, the 2^34-element array and the Nsight Compute pass (the PyTorch
 #             accuracy sweep stays: seconds on the GPU)
+#   --variants  also bench/gpu/launch_variants.sh: its builds overlap the GPU work once a GPU is found; its
+#             checks and timings run last, its table after this script's (OUT_DIR/variants.md)
 #   --out     where the build, logs and CSVs go (default: build-gpu-check)
 # Environment: NVCC (default: nvcc on PATH, else /usr/local/cuda/bin/nvcc), GELU_CUDA_ARCH (default 90),
 #   GELU_BENCH_N (elements, default 268435456 = 2^28), GELU_BENCH_REPS (default 25), PYTHON (default python3).
@@ -24,12 +26,14 @@ cd "$(dirname "$0")/../.."
 export GELU_REQUIRE_GPU="${GELU_REQUIRE_GPU:-1}"
 
 quick=0
+variants=0
 out=build-gpu-check
 while [ $# -gt 0 ]; do
   case "$1" in
     --quick) quick=1 ;;
+    --variants) variants=1 ;;
     --out) out="$2"; shift ;;
-    *) echo "usage: $0 [--quick] [--out DIR]" >&2; exit 2 ;;
+    *) echo "usage: $0 [--quick] [--variants] [--out DIR]" >&2; exit 2 ;;
   esac
   shift
 done
@@ -96,6 +100,11 @@ if [ "$test_rc" = 77 ]; then
   exit 77
 fi
 echo "GPU tests: exit $test_rc ($(elapsed))"
+# A GPU is there: the variants' builds (CPU) overlap the GPU work that follows.
+if [ "$variants" = 1 ]; then
+  bash bench/gpu/launch_variants.sh --build "$out/variants" > "$out/variants_build.log" 2>&1 &
+  variants_pid=$!
+fi
 # The 16-bit kernels look most inputs up in tables (src/cuda/gelu.cu); the same checks with the tables off cover
 # the computed path at large n too (sizes/offsets and the 16-bit forward inputs; same bits expected).
 echo "== GPU tests, 16-bit tables off (GELU_CUDA_HALF_TABLES=0)"
@@ -140,6 +149,12 @@ if "$python" -c 'import torch, sys; sys.exit(0 if torch.cuda.is_available() else
   torch_rc=${PIPESTATUS[0]}
 else
   echo "== PyTorch with CUDA not importable: table without the PyTorch columns"
+fi
+
+if [ "$variants" = 1 ]; then
+  echo "== launch variants (bench/gpu/launch_variants.sh; build log $out/variants_build.log)"
+  wait "$variants_pid"
+  GELU_CHECK_BIN="$out/gelu_cuda_check" bash bench/gpu/launch_variants.sh --time "$out/variants" | tee "$out/variants.md"
 fi
 
 echo
