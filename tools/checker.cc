@@ -332,6 +332,19 @@ double TrueTailCutoff(const Spec& s) {
   return value(lo);
 }
 
+// Appends p and its `ulps` nearest neighbours on each side (a threshold +- a few ULP), in the order p, -1, +1, -2, ...
+template <class T>
+void PushWithNeighbours(T p, int ulps, std::vector<T>* x) {
+  T lo = p, hi = p;
+  x->push_back(p);
+  for (int k = 0; k < ulps; ++k) {
+    lo = std::nextafter(lo, -INFINITY);
+    hi = std::nextafter(hi, INFINITY);
+    x->push_back(lo);
+    x->push_back(hi);
+  }
+}
+
 std::vector<float> StratifiedInputsF32(const Spec& s) {
   std::vector<float> x;
   for (uint32_t sign : {0u, 0x80000000u}) {
@@ -362,14 +375,7 @@ std::vector<float> StratifiedInputsF32(const Spec& s) {
     points.push_back(std::bit_cast<float>(hi));
   }
   for (float p : points) {
-    float lo = p, hi = p;
-    x.push_back(p);
-    for (int k = 0; k < 64; ++k) {
-      lo = std::nextafter(lo, -INFINITY);
-      hi = std::nextafter(hi, INFINITY);
-      x.push_back(lo);
-      x.push_back(hi);
-    }
+    PushWithNeighbours(p, 64, &x);
   }
   for (float v : {INFINITY, -INFINITY, NAN, -0.0f, FLT_MAX, -FLT_MAX, FLT_TRUE_MIN, -FLT_TRUE_MIN}) x.push_back(v);
   for (double v : RoundValues()) x.push_back(static_cast<float>(v));
@@ -429,14 +435,7 @@ std::vector<double> StratifiedInputsF64(const Spec& s) {
     points.push_back(std::bit_cast<double>(hi));
   }
   for (double p : points) {
-    double lo = p, hi = p;
-    x.push_back(p);
-    for (int k = 0; k < 16; ++k) {
-      lo = std::nextafter(lo, -INFINITY);
-      hi = std::nextafter(hi, INFINITY);
-      x.push_back(lo);
-      x.push_back(hi);
-    }
+    PushWithNeighbours(p, 16, &x);
   }
   for (double v : std::initializer_list<double>{INFINITY, -INFINITY, NAN, -0.0, DBL_MAX, -DBL_MAX, DBL_TRUE_MIN, -DBL_TRUE_MIN}) x.push_back(v);
   std::mt19937_64 random_bits(0x6765'6c75u);  // the standard fixes mt19937_64's sequence: the same sample everywhere

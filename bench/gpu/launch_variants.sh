@@ -30,6 +30,7 @@ declare -A variants=(
   [t256_u4_onepass]="256 4 0 0 0" [t256_u2_onepass]="256 2 0 0 0" [t128_u1_onepass]="128 1 0 0 0"
   [fused_vectors]="256 4 0 1 1"
 )
+fused_of() { local f; read -r _ _ _ _ f <<<"${variants[$1]}"; echo "$f"; }  # a variant's fused_vectors
 names=${GELU_VARIANTS:-$(printf '%s\n' "${!variants[@]}" | sort)}
 # The fused kernels (gelu_fused.cu) take only GELU_CUDA_FUSED_VECTORS: built once per value.
 for fv in 0 1; do
@@ -50,9 +51,8 @@ done
 wait
 if [ "$stage" != time ]; then
   for name in $names; do
-    read -r _ _ _ _ fused <<<"${variants[$name]}"
     [ -f "$out/$name/gelu.o" ] &&
-      "$nvcc" -shared "$out/$name/gelu.o" "$out/gelu_fused_$fused.o" -o "$out/$name/libgelu_cuda.so"
+      "$nvcc" -shared "$out/$name/gelu.o" "$out/gelu_fused_$(fused_of "$name").o" -o "$out/$name/libgelu_cuda.so"
   done
 fi
 [ "$stage" = build ] && exit 0
@@ -65,7 +65,7 @@ for name in $names; do
     continue
   fi
   # Correct first: the GPU checks against this build (its RUNPATH is $ORIGIN; LD_LIBRARY_PATH comes first).
-  read -r _ _ _ _ fused <<<"${variants[$name]}"
+  fused=$(fused_of "$name")
   only="sizes/offsets"
   [ "$fused" = 1 ] && only="fused"
   if [ -x "$check" ]; then

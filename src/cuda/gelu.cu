@@ -10,10 +10,9 @@
 //
 // Cost: float32 and the 16-bit types evaluate in float through the float core (gelu_ops.h), fp64 only in the tail
 // lanes the float core leaves to the double path and, for 16-bit results, the lanes near a rounding midpoint. The
-// arrays are far larger than L2 in the cases that matter, so the bound is the copy's bytes/s (~4.1-4.2 TB/s read
-// plus written on an H200): measured there at 2^28 elements (docs/CUDA.md, "Measured speed"), float32 reaches
-// 76-96 % of it and bf16 forward (tables) 67-72 %; neither DRAM nor the SMs are saturated (Nsight Compute: 76 % /
-// 57 % for float32 exact forward), i.e. too few bytes are in flight while warps compute.
+// arrays are far larger than L2 in the cases that matter, so the bound is the copy's bytes/s. Measured on an H200
+// (docs/CUDA.md, "Measured speed"), the kernels stay below it with neither DRAM nor the SMs saturated: too few
+// bytes are in flight while warps compute.
 //
 // Memory access: each thread moves 16-byte vectors (uint4: 4 floats or 8 halves), kUnroll of them loaded before
 // the first is used, so that enough bytes are in flight to cover DRAM latency; grid-stride loops over a grid
@@ -170,10 +169,10 @@ __global__ void __launch_bounds__(kThreads, kMinBlocks) GeluKernel(const Params<
 // binades where activations live, |x| in [2^-16, 16) for bf16 (5,120 values) and [2^-8, 16) for fp16 (24,576
 // values); other inputs, rare in N(0, s) data, are computed as in Direct. Each block copies its table from global to
 // shared memory (10 KiB bf16, 48 KiB fp16), where a warp's 32 random look-ups cost a few bank cycles rather than the
-// dozens of L1 wavefronts of a global gather. Measured on an H200 at 2^28 elements (docs/CUDA.md): bf16 forward
-// 67-68 % of copy with the table, 31-39 % computed. The backward functions compute: a bf16 table of f' in double
-// (40 KiB, then a double product and rounding per element) ran at 33 % of copy against 37-49 % computed, and an
-// fp16 one over a useful range would not fit (8 bytes per entry, 2,048 entries per binade).
+// dozens of L1 wavefronts of a global gather; on an H200 the bf16 forward ran faster with its table than computed
+// (docs/CUDA.md). The backward functions compute: a bf16 table of f' in double (40 KiB, then a double product and
+// rounding per element) ran slower than computing there and was removed, and an fp16 one over a useful range would
+// not fit (8 bytes per entry, 2,048 entries per binade).
 
 // 16-byte aligned: blocks copy them as uint4 vectors (each form's row is a multiple of 16 bytes too).
 __device__ __align__(16) uint16_t g_bf16_forward[common::kNumForms][Bf16Range::kEntries];

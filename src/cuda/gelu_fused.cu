@@ -3,8 +3,8 @@
 // library's semantics and bits (gelu.h: gelu_bias_*, gelu_geglu_*, gelu_geglu_rows_*): the per-element arithmetic
 // is src/cuda/gelu_ops.h (over gelu_scalar.h and half.h), and grad_bias is summed in the CPU's order.
 //
-// The kernels in use are plain: one element per thread and grid-stride step, coalesced. Measured on an H200
-// (docs/CUDA.md): 0.36-1.31x PyTorch's unfused composition at 16384 x 4096. Built with GELU_CUDA_FUSED_VECTORS=1,
+// The kernels in use are plain: one element per thread and grid-stride step, coalesced (their speed beside PyTorch's
+// unfused composition: docs/CUDA.md, "Measured speed"). Built with GELU_CUDA_FUSED_VECTORS=1,
 // the flat cases instead move 16-byte vectors (4 floats or 8 halves per thread and step): bias forward and
 // backward where x, bias and the outputs are 16-byte aligned and cols is a multiple of the vector's lanes, GEGLU
 // forward and backward (not the rows forms) where every array is 16-byte aligned. They compute the same elements
