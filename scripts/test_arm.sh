@@ -11,9 +11,11 @@
 #   max,sve-default-vector-length=256 SVE, SVE2 at 2048 bits
 # (the length is in bytes). The tests: float32 (specials, thresholds, every binade, random bit patterns, sizes
 # 0..3 lanes + 1, offsets, in place: tests/gelu_f32_test.cc), float64 against MPFR on its sample
-# (tests/f64/gelu_f64_test.cc), bf16/fp16 on all 65,536 inputs (tests/half/half_exhaustive_test.cc; GELU_ARM_HALF=1 only);
-# then NEON's bit-identity with the x86 float core on 2^22 inputs made from bit patterns (tests/float_core_hash.cc,
-# the x86 build from build/ when scripts/test.sh made it, else build-x86/). Not the
+# (tests/f64/gelu_f64_test.cc), the 16-bit float path against the double path on all 65,536 inputs
+# (tests/half/half_round_test.cc), bf16/fp16 against the reference on all 65,536 inputs
+# (tests/half/half_exhaustive_test.cc; GELU_ARM_HALF=1 only); then the bit-identity of NEON and SVE with the x86
+# float core on 2^22 inputs made from bit patterns (tests/float_core_hash.cc, the x86 build from build/ when
+# scripts/test.sh made it, else build-x86/). Not the
 # entry points' test (tests/entry_points_test.cc: argument rules and thread counts, no per-target code; over 2
 # minutes emulated). Called by scripts/test.sh; runs alone too.
 set -euo pipefail
@@ -25,7 +27,7 @@ bash scripts/install_arm_deps.sh
 echo "== Arm: cross build (aarch64, Release)"
 cmake -S . -B build-arm -G Ninja --toolchain cmake/aarch64-linux-gnu.cmake -DCMAKE_BUILD_TYPE=Release \
   -DGELU_BUILD_BENCHMARKS=OFF -DGELU_BUILD_TOOLS=OFF -DGELU_BUILD_PYTHON=OFF -DGELU_CUDA=OFF -DGELU_INSTALL=OFF
-arm_tests=(gelu_f32_test gelu_f64_test half_exhaustive_test float_core_hash)
+arm_tests=(gelu_f32_test gelu_f64_test half_round_test half_exhaustive_test float_core_hash)
 cmake --build build-arm -j "$jobs" --target "${arm_tests[@]}"
 
 # The test executables run directly under qemu, not through ctest: gtest_discover_tests lists the targets of the
@@ -49,6 +51,11 @@ run max,sve-default-vector-length=16 '*/SVE:*/SVE2:*/SVE2_128:-GeluF64Sample.*' 
 run max,sve-default-vector-length=32 '*/SVE:*/SVE2:*/SVE_256:-GeluF64Sample.*' "${f32_f64[@]}"
 run max,sve-default-vector-length=64 '*/SVE:*/SVE2:-GeluF64Sample.*' "${f32_f64[@]}"
 run max,sve-default-vector-length=256 '*/SVE:*/SVE2:-GeluF64Sample.*' "${f32_f64[@]}"
+# The 16-bit float path (float core, then the hardware's fp16 conversion or bf16 rounding on the bits, and the
+# double path near a midpoint) against the correctly rounded double path, all 65,536 inputs of each form:
+# NEON and SVE at 128 bits (with SVE2, SVE2_128), and SVE, SVE2 at 2048 bits.
+run max,sve-default-vector-length=16 '*' half/half_round_test
+run max,sve-default-vector-length=256 '*/SVE:*/SVE2' half/half_round_test
 # bf16/fp16, all 65,536 inputs, NEON and SVE at 128 bits: only with GELU_ARM_HALF=1, not in CI. Emulated it runs
 # past CI's budget: over 14 CPU-minutes here for the two targets, unfinished.
 if [[ ${GELU_ARM_HALF:-0} == 1 ]]; then
@@ -58,10 +65,11 @@ if [[ ${GELU_ARM_HALF:-0} == 1 ]]; then
   wait "$neon"
 fi
 
-# NEON computes the x86 float core's bits (same source, FMA everywhere): one hash per function over every
-# float-core target, the x86 ones (AVX3 where the CPU has it, AVX2) natively and NEON under qemu, on the same
-# 2^22 inputs (1/1024 of all float32 bit patterns, every binade, specials included; grad_out likewise).
-echo "== Arm: NEON against the x86 float core, bit for bit, on 2^22 inputs per function"
+# NEON and SVE compute the x86 float core's bits (same source, FMA everywhere): one hash per function over every
+# float-core target, the x86 ones (AVX3 where the CPU has it, AVX2) natively and the Arm ones under qemu (NEON;
+# SVE, SVE2 and SVE2_128 at 128 bits, SVE_256 at 256, SVE and SVE2 at 256, 512 and 2048), on the same 2^22 inputs
+# (1/1024 of all float32 bit patterns, every binade, specials included; grad_out likewise).
+echo "== Arm: NEON and SVE against the x86 float core, bit for bit, on 2^22 inputs per function"
 x86_build=build
 if [[ ! -f $x86_build/build.ninja ]]; then  # run alone: a build of the library and this program only
   x86_build=build-x86
@@ -70,12 +78,18 @@ if [[ ! -f $x86_build/build.ninja ]]; then  # run alone: a build of the library 
 fi
 cmake --build "$x86_build" -j "$jobs" --target float_core_hash
 x86_hashes=$("$x86_build/tests/float_core_hash" 22)
-arm_hashes=$(QEMU_CPU=max,sve=off "${qemu[@]}" build-arm/tests/float_core_hash 22)
-printf '%s\n%s\n' "$x86_hashes" "$arm_hashes"
-grep -q '^NEON ' <<<"$arm_hashes" || { echo "no NEON line from the Arm build"; exit 1; }
+arm_hashes=""
+for bytes in 16 32 64 256; do  # each run hashes every float-core target its CPU supports, NEON included
+  arm_hashes+=$(QEMU_CPU=max,sve-default-vector-length=$bytes "${qemu[@]}" build-arm/tests/float_core_hash 22 |
+    sed "s/^\([^ ]*\) /\1@$((8 * bytes))bit /")$'\n'
+done
+printf '%s\n%s' "$x86_hashes" "$arm_hashes"
+for target in NEON SVE@128bit SVE2_128 SVE_256 SVE@2048bit SVE2@2048bit; do
+  grep -q "^$target" <<<"$arm_hashes" || { echo "no $target line from the Arm build"; exit 1; }
+done
 differing=$(printf '%s\n%s\n' "$x86_hashes" "$arm_hashes" | awk '{print $2, $3}' | sort -u | awk '{print $1}' | uniq -d)
 if [[ -n $differing ]]; then
-  echo "NEON and the x86 float core differ on: $differing"
+  echo "The Arm and x86 float cores differ on: $differing"
   exit 1
 fi
 echo "== Arm: all passed"

@@ -258,9 +258,9 @@ def symbol(obj, prefix):
     return names[0]
 
 
-def ours(obj, target, form, backward):
+def ours(obj, target, form, backward, loop="McaLoop"):
     ns = "N_" + target
-    return symbol(obj, "_ZN4gelu%d%s7McaLoopILi%dELb%dE" % (len(ns), ns, form, int(backward)))
+    return symbol(obj, "_ZN4gelu%d%s%d%sILi%dELb%dE" % (len(ns), ns, len(loop), loop, form, int(backward)))
 
 
 def table(directory):
@@ -278,13 +278,23 @@ def table(directory):
         tails = symbol(ours_o, "_ZN4gelu6N_NEON17GeluF32BlockTailsILi%dELb%dE" % (form, int(backward)))
         tail_loop, _ = measure(ours_o, tails, cpus, elements=4, longest=True)
         rows["ours, NEON: each tail lane, in the tail loop"] = {c: tail_loop[c][0] for c in cpus}
-        sve, sve_tail = {}, {}
+        # SVE stores bits/32 float lanes per vector (the float core), bits/64 (the double-lane loop).
+        sve, sve_tail, sve_tail_loop, sve_double = {}, {}, {}, {}
         for cpu, bits, target in CORES:
             if bits:
-                r, _ = measure(ours_o, ours(ours_o, target, form, backward), [cpu], elements=bits // 64)
+                r, _ = measure(ours_o, ours(ours_o, target, form, backward), [cpu], elements=bits // 32)
                 sve[cpu], sve_tail[cpu] = r[cpu][0], r[cpu][1]
-        rows["ours, SVE (double-lane; dispatched where SVE is)"] = sve
-        rows["ours, SVE: a vector with a lane outside the common range"] = sve_tail
+                ns = "N_" + target
+                tails = symbol(ours_o, "_ZN4gelu%d%s17GeluF32BlockTailsILi%dELb%dE" % (len(ns), ns, form, int(backward)))
+                r, _ = measure(ours_o, tails, [cpu], elements=bits // 32, longest=True)
+                sve_tail_loop[cpu] = r[cpu][0]
+                r, _ = measure(ours_o, ours(ours_o, target, form, backward, "McaDoubleLaneLoop"), [cpu],
+                               elements=bits // 64)
+                sve_double[cpu] = r[cpu][0]
+        rows["ours, SVE (float core; dispatched where SVE is)"] = sve
+        rows["ours, SVE: a vector with tail lanes"] = sve_tail
+        rows["ours, SVE: each tail lane, in the tail loop"] = sve_tail_loop
+        rows["ours, SVE: the double-lane loop (not dispatched; for comparison)"] = sve_double
         fn = "%s_%s" % ("backward" if backward else "forward", form_name)
         peers = {}
         r, _ = measure(peers_o, "eigen_" + fn, cpus)

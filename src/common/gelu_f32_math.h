@@ -131,6 +131,7 @@ struct ScalarOps : ScalarLaneOps<float> {
   GELU_HD static uint32_t Column(float shifted) { return FloatToBits(shifted) & 31u; }
   // x - c for shifted = x + kCoreShifter = kCoreShifter + c (CoreF32): exact.
   GELU_HD static float QuarterOffset(float x, float shifted) { return x - (shifted - kCoreShifter); }
+  static constexpr bool kRowsWhereUsed = false;  // RowsAt loads the rows at once, through Rows
   // out[k] = the table's row k at column, k < N (the first N rows).
   template <int kKind, int kForm, bool kDerivative, int N>
   GELU_HD static void Rows(uint32_t column, float (&out)[N]) {
@@ -167,8 +168,9 @@ GELU_HD float ForwardF32Form(float x) {
   if constexpr (F32Form<kForm>::kHasRing) {
     if (InRing(o, x)) return RingF32<kForm, false>(o, x, 1.0f);
   }
-  const auto tail = TailF32<kForm, false>(o, x, 1.0f);
-  return tail.valid ? tail.value : ForwardF32ViaDoublePath(x, kForm);
+  bool valid;
+  const float tail = TailF32<kForm, false>(o, x, 1.0f, valid);
+  return valid ? tail : ForwardF32ViaDoublePath(x, kForm);
 }
 template <int kForm>
 GELU_HD float BackwardF32Form(float grad_out, float x) {
@@ -178,8 +180,9 @@ GELU_HD float BackwardF32Form(float grad_out, float x) {
   if constexpr (F32Form<kForm>::kHasRing) {
     if (InRing(o, x)) return RingF32<kForm, true>(o, x, grad_out);
   }
-  const auto tail = TailF32<kForm, true>(o, x, grad_out);
-  return tail.valid ? tail.value : BackwardF32ViaDoublePath(grad_out, x, kForm);
+  bool valid;
+  const float tail = TailF32<kForm, true>(o, x, grad_out, valid);
+  return valid ? tail : BackwardF32ViaDoublePath(grad_out, x, kForm);
 }
 // form: a gelu_approximate value (common::Form).
 GELU_HD float ForwardF32(float x, int form) {

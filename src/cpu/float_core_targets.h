@@ -17,14 +17,14 @@ namespace gelu::cpu {
 // (src/cpu/hwy_ops-inl.h, ColumnsOf8): a 32-entry lookup a row at a time, a gather or four permutes and three blends
 // per coefficient, is slower there than the double-lane kernel (docs/EXPERIMENTS.md). SSE4 and below have no
 // FMA, on which the float core's error analysis rests (the exact TwoProduct, one rounding in the last step).
-// Arm: NEON (FMA, 4 lanes; its lookups are TBL/TBX, hwy_ops-inl.h). SVE and SVE2 run the double-lane kernel: the
-// float core keeps its table rows in arrays of vectors, which SVE's sizeless vectors cannot be.
+// Arm: NEON (FMA, 4 lanes; its lookups are TBL/TBX, hwy_ops-inl.h), and SVE, SVE2, SVE_256 and SVE2_128 at any
+// vector length (FMA; gathers, the rows read where used: RowsAt in src/common/gelu_f32_core.inc).
 // Other architectures: never built or measured, so the proven double-lane kernel.
 constexpr bool RunsFloatCore(int64_t target) {
 #if HWY_ARCH_X86
   return (target & (HWY_AVX2 | HWY_AVX3 | HWY_AVX3_DL)) != 0;
 #elif HWY_ARCH_ARM_A64
-  return (target & HWY_NEON) != 0;
+  return (target & (HWY_NEON | HWY_SVE | HWY_SVE2 | HWY_SVE_256 | HWY_SVE2_128)) != 0;
 #else
   (void)target;
   return false;

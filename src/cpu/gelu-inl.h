@@ -18,6 +18,7 @@
 #include <bit>
 #include <cstddef>
 #include <cstdint>
+#include <type_traits>
 
 #include "hwy/cache_control.h"
 #include "hwy/highway.h"
@@ -62,12 +63,13 @@ HWY_NOINLINE V FallbackLanesF32(DF df, V x, V g) {
 // One vector of tail lanes: TailF32, and the double path where it is invalid.
 template <int kForm, bool kBackward, class DF, class V = hn::Vec<DF>>
 HWY_INLINE V TailWithFallback(const HwyOps<DF>& o, V xv, V gv, hn::Mask<DF> tail) {
-  const auto t = gelu::HWY_NAMESPACE::TailF32<kForm, kBackward>(o, xv, gv);
-  const auto redo = hn::AndNot(t.valid, tail);
+  hn::Mask<DF> valid;
+  const V value = gelu::HWY_NAMESPACE::TailF32<kForm, kBackward>(o, xv, gv, valid);
+  const auto redo = hn::AndNot(valid, tail);
   if (HWY_UNLIKELY(!hn::AllFalse(o.d, redo))) {
-    return hn::IfThenElse(redo, FallbackLanesF32<kForm, kBackward>(o.d, xv, gv), t.value);
+    return hn::IfThenElse(redo, FallbackLanesF32<kForm, kBackward>(o.d, xv, gv), value);
   }
-  return t.value;
+  return value;
 }
 
 // The core range [kCoreMin, kCoreEnd) as a window of the bits of x + kCoreShifter (which CoreF32 computes too, so
@@ -169,25 +171,29 @@ HWY_INLINE __m256i UnpackLaneIndices(uint64_t packed) {
 
 // The lanes of a mask as bits (lane i in bit i), and the compaction of the lanes of v that a mask (and its bits)
 // selects to the front of dst (writing a whole vector; the buffers have a vector of slack). AVX-512: the mask
-// register and vcompressps; AVX2: movmskps and a vpermps (kLaneIndices); NEON: Highway's mask bits and Compress. These and ExpandLanes serve the
-// float-core targets only (float_core_targets.h): other targets never instantiate them (the static_asserts'
-// sizeof(DF) defers the check to instantiation).
+// register and vcompressps; AVX2: movmskps and a vpermps (kLaneIndices); NEON and SVE: Highway's mask bits and
+// Compress (SVE: COMPACT). These and ExpandLanes serve the float-core targets only (float_core_targets.h): other
+// targets never instantiate them (the static_asserts' sizeof(DF) defers the check to instantiation).
+// LaneBits holds a vector's: up to 64 float lanes (SVE and SVE2 at 2048 bits), 16 at most elsewhere.
+using LaneBits = std::conditional_t<(HWY_MAX_BYTES / sizeof(float) > 32), uint64_t, uint32_t>;
 template <class DF>
-HWY_INLINE uint32_t MaskBits(DF df, hn::Mask<DF> m) {
+HWY_INLINE LaneBits MaskBits(DF df, hn::Mask<DF> m) {
   static_assert(cpu::RunsFloatCore(HWY_TARGET) && sizeof(DF) > 0, "the float-core loop's targets");
 #if HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL
   (void)df;
   return m.raw;
-#elif HWY_TARGET == HWY_NEON
-  uint8_t bits[8];
-  hn::StoreMaskBits(df, m, bits);
-  return bits[0];
+#elif HWY_ARCH_ARM_A64
+  uint8_t bytes[8] = {};  // StoreMaskBits writes ceil(lanes / 8) bytes, lane i in bit i (little-endian)
+  hn::StoreMaskBits(df, m, bytes);
+  LaneBits bits = 0;
+  for (size_t i = 0; i < sizeof(LaneBits); ++i) bits |= static_cast<LaneBits>(bytes[i]) << (8 * i);
+  return bits;
 #else
   return static_cast<uint32_t>(_mm256_movemask_ps(hn::VecFromMask(df, m).raw));
 #endif
 }
 template <class DF>
-HWY_INLINE void CompactLanes(hn::Vec<DF> v, hn::Mask<DF> m, uint32_t bits, float* dst) {
+HWY_INLINE void CompactLanes(hn::Vec<DF> v, hn::Mask<DF> m, LaneBits bits, float* dst) {
   static_assert(cpu::RunsFloatCore(HWY_TARGET) && sizeof(DF) > 0, "the float-core loop's targets");
 #if HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL
   (void)bits;
@@ -195,7 +201,7 @@ HWY_INLINE void CompactLanes(hn::Vec<DF> v, hn::Mask<DF> m, uint32_t bits, float
 #elif HWY_TARGET == HWY_AVX2
   (void)m;
   _mm256_storeu_ps(dst, _mm256_permutevar8x32_ps(v.raw, UnpackLaneIndices(kLaneIndices.compact[bits])));
-#elif HWY_TARGET == HWY_NEON
+#elif HWY_ARCH_ARM_A64
   (void)bits;
   hn::StoreU(hn::Compress(v, m), DF(), dst);
 #else
@@ -207,7 +213,7 @@ HWY_INLINE void CompactLanes(hn::Vec<DF> v, hn::Mask<DF> m, uint32_t bits, float
 // vpermps (kLaneIndices) and a blend, rather than a store per lane looped over the bits (a trip count that varies
 // from vector to vector).
 template <class DF>
-HWY_INLINE void ExpandLanes(DF, uint32_t bits, const float* src, float* dst) {
+HWY_INLINE void ExpandLanes(DF, LaneBits bits, const float* src, float* dst) {
   static_assert(cpu::RunsFloatCore(HWY_TARGET) && sizeof(DF) > 0, "the float-core loop's targets");
 #if HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL
   const auto lanes = static_cast<__mmask16>(bits);
@@ -219,9 +225,9 @@ HWY_INLINE void ExpandLanes(DF, uint32_t bits, const float* src, float* dst) {
       _mm256_cmpeq_epi32(_mm256_and_si256(_mm256_set1_epi32(static_cast<int>(bits)), lane_bit), lane_bit);
   const __m256 expanded = _mm256_permutevar8x32_ps(_mm256_loadu_ps(src), index);
   _mm256_storeu_ps(dst, _mm256_blendv_ps(_mm256_loadu_ps(dst), expanded, _mm256_castsi256_ps(selected)));
-#elif HWY_TARGET == HWY_NEON
-  // 4 lanes: a store per selected lane (Highway 1.0.3 has no Expand).
-  for (uint32_t b = bits; b != 0; b &= b - 1) dst[__builtin_ctz(b)] = *src++;
+#elif HWY_ARCH_ARM_A64
+  // A store per selected lane (Highway 1.0.3 has no Expand): NEON's 4 lanes; SVE's tail lanes are few on N(0,1).
+  for (LaneBits b = bits; b != 0; b &= b - 1) dst[__builtin_ctzll(b)] = *src++;
 #else
   (void)bits, (void)src, (void)dst;
 #endif
@@ -235,13 +241,15 @@ HWY_INLINE void ExpandLanes(DF, uint32_t bits, const float* src, float* dst) {
 // tail loop's 64-byte loads each overlap several of the unaligned compress stores,
 // which the store buffer cannot forward; with a longer block those stores have left it when the loads come.
 constexpr size_t kTailBlock = 1024;
+// The tail buffers' length: a block and a vector of slack (CompactLanes and the padding write whole vectors).
+constexpr size_t kTailBuffer = kTailBlock + HWY_MAX_BYTES / sizeof(float);
 template <int kForm, bool kBackward>
-HWY_NOINLINE void GeluF32BlockTails(float* tail_x, float* tail_g, size_t tails, const uint32_t* tail_masks,
+HWY_NOINLINE void GeluF32BlockTails(float* tail_x, float* tail_g, size_t tails, const LaneBits* tail_masks,
                                     size_t block, float* yb) {
   const hn::ScalableTag<float> df;
   const HwyOps<decltype(df)> o{df};
   const size_t N = hn::Lanes(df);
-  HWY_ALIGN float tail_y[kTailBlock + 16];
+  HWY_ALIGN float tail_y[kTailBuffer];
   for (size_t k = tails; k % N != 0; ++k) {
     tail_x[k] = common::kCoreEnd;  // padding lanes: a valid input of the tail, results unused
     if constexpr (kBackward) tail_g[k] = 1.0f;
@@ -254,10 +262,10 @@ HWY_NOINLINE void GeluF32BlockTails(float* tail_x, float* tail_g, size_t tails, 
   }
   size_t used = 0;
   for (size_t i = 0; i < block; i += N) {
-    const uint32_t m = tail_masks[i / N];
+    const LaneBits m = tail_masks[i / N];
     if (m == 0) continue;
     ExpandLanes(df, m, tail_y + used, yb + i);
-    used += static_cast<size_t>(__builtin_popcount(m));
+    used += static_cast<size_t>(__builtin_popcountll(m));
   }
 }
 
@@ -275,8 +283,8 @@ HWY_INLINE void GeluF32Run(const float* g, const float* x, float* y, size_t coun
   // GeluF32BlockTails runs a vector at a time at the end of the block, so that tail-heavy data (U[-10, 10]: ~40%
   // tail lanes) runs the tail on tail lanes only. The core lanes are not compacted: a vcompressps or vexpandps
   // costs about half the core's own evaluation per vector, so the core is cheaper in place (docs/EXPERIMENTS.md).
-  HWY_ALIGN float tail_x[kTailBlock + 16], tail_g[kBackward ? kTailBlock + 16 : 1];
-  uint32_t tail_masks[kTailBlock / 4];  // one per vector of the narrowest float-core target (NEON, 4 lanes)
+  HWY_ALIGN float tail_x[kTailBuffer], tail_g[kBackward ? kTailBuffer : 1];
+  LaneBits tail_masks[kTailBlock / 4];  // one per vector of the narrowest float-core targets (4 lanes)
   for (size_t start = 0; start < count; start += kTailBlock) {
     const size_t block = HWY_MIN(kTailBlock, count - start);
     size_t tails = 0;
@@ -301,7 +309,7 @@ HWY_INLINE void GeluF32Run(const float* g, const float* x, float* y, size_t coun
       if constexpr (!kCoreOrRing) v = gelu::HWY_NAMESPACE::CoreF32<kForm, kBackward>(o, xv, gv);
       const bool any_outside = AnyOutsideCore(df, xv);
       if (kCoreOrRing && !any_outside) v = gelu::HWY_NAMESPACE::CoreF32<kForm, kBackward>(o, xv, gv);
-      uint32_t tail_bits = 0;
+      LaneBits tail_bits = 0;
       if (HWY_UNLIKELY(any_outside)) {
         // Identity lanes (x >= kTailIdentityFrom > kCoreEnd): the result is x or grad_out.
         const auto identity = gelu::HWY_NAMESPACE::TailIdentity<kForm, kBackward>(o, xv);
@@ -320,7 +328,7 @@ HWY_INLINE void GeluF32Run(const float* g, const float* x, float* y, size_t coun
         if (tail_bits != 0) {
           CompactLanes<decltype(df)>(xv, tail, tail_bits, tail_x + tails);
           if constexpr (kBackward) CompactLanes<decltype(df)>(gv, tail, tail_bits, tail_g + tails);
-          tails += static_cast<size_t>(__builtin_popcount(tail_bits));
+          tails += static_cast<size_t>(__builtin_popcountll(tail_bits));
         }
       }
       tail_masks[i / N] = tail_bits;

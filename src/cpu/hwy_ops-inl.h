@@ -219,6 +219,28 @@ struct HwyOps {
 #endif
     return hn::And(hn::BitCast(di, shifted), hn::Set(di, common::kCoreColumns - 1));
   }
+#if HWY_TARGET == HWY_SVE || HWY_TARGET == HWY_SVE2 || HWY_TARGET == HWY_SVE_256 || HWY_TARGET == HWY_SVE2_128
+  // SVE: each row is read where the math uses it (RowsAt, src/common/gelu_f32_core.inc): the vectors are sizeless
+  // and cannot be held in an array. A row is one gather of each lane's entry (LD1W with 32-bit indices), whatever
+  // the vector length; a TBL over the row's 32 entries would take 32 / lanes registers and as many lookups
+  // below 1024 bits (8 at 128 bits, where NEON's TBL/TBX read four registers each).
+  static constexpr bool kRowsWhereUsed = true;
+  template <int kKind, int kForm, bool kDerivative>
+  struct RowsGathered {
+    D d;
+    const hn::Vec<DI>* column;  // a named value of the caller's, alive while this is used (RowsAt)
+    template <class I>
+    HWY_INLINE V operator()(I) const {
+      return hn::GatherIndex(d, common::TableRowsOf<kKind, kForm, kDerivative>()[I::value], *column);
+    }
+  };
+  template <int kKind, int kForm, bool kDerivative>
+  HWY_INLINE RowsGathered<kKind, kForm, kDerivative> RowsWhereUsed(const hn::Vec<DI>& column) const {
+    return {d, &column};
+  }
+#else
+  static constexpr bool kRowsWhereUsed = false;  // RowsAt loads the rows at once, through Rows
+#endif
   // out[k] = the table's row k at each lane's column, k < N (common::ScalarOps::Rows). AVX-512: per row, the 32
   // entries are two registers and one vpermt2ps picks from both (Highway 1.0.3 has no two-table lookup). NEON: a
   // TBL and a TBX over four registers each. AVX2:

@@ -208,11 +208,12 @@ struct IoF16 {
     const auto margin = hn::Mul(pow2, hn::Set(df, static_cast<float>(kMidpointMargin) * 0x1p-23f));
     return hn::Not(hn::Gt(distance, margin));
   }
-  // vcvtps2ph, to nearest even (the float-core targets have F16C; no other target takes the float path).
+  // The hardware's conversion, to nearest even, overflow to inf, NaN kept (the float-core targets all have one:
+  // x86 vcvtps2ph (F16C), Arm FCVTN (NEON) and FCVT (SVE); no other target takes the float path).
   template <class DF>
   static HWY_INLINE void StoreF(DF df, hn::Vec<DF> v, T* p) {
     static_assert(cpu::RunsFloatCore(HWY_TARGET) && sizeof(DF) > 0, "the float-core targets");
-#if HWY_ARCH_X86 && HWY_TARGET <= HWY_AVX2
+#if (HWY_ARCH_X86 && HWY_TARGET <= HWY_AVX2) || HWY_ARCH_ARM_A64
     const hn::Rebind<hwy::float16_t, DF> df16;
     hn::StoreU(hn::DemoteTo(df16, v), df16, reinterpret_cast<hwy::float16_t*>(p));
 #else
