@@ -3,8 +3,9 @@
 // (src/common/gelu_f32_core.inc, gelu_in_double.inc, polynomial.inc) is written against, the same IEEE operations
 // in the same order as the scalar policies (common::ScalarOps, ScalarDoubleOps), so targets with native FMA return
 // the scalar path's bits. Here too are the per-target choices of how an operation is done (never what it
-// computes): the table lookups (a 32-entry permute on AVX-512; on AVX2 column-major copies of the tables, built at
-// compile time, read a lane pair at a time: ColumnMajorTable, ColumnsOf8), IEEE float demotion (DemoteToF32), and
+// computes): the table lookups (a 32-entry permute on AVX-512; on AVX2 and NEON column-major copies of the tables,
+// built at compile time, read a lane at a time and transposed: ColumnMajorTable, ColumnsOf8, ColumnsOf4; on SVE a
+// gather per row: RowsGathered), IEEE float demotion (DemoteToF32), and
 // AVX-512's one-instruction classifications. Included by src/cpu/gelu-inl.h (the loops), once per target.
 
 // Toggle guard, as Highway's skeleton-inl.h: this header is re-included once per target.
@@ -40,11 +41,11 @@ HWY_INLINE hn::Vec<DF> DemoteToF32(DF df, VD v) {
 #endif
 }
 
-#if HWY_TARGET == HWY_AVX2
-// AVX2: the first kNumRows rows of a table (common::TableRowsOf), the rows a lookup reads, stored column-major in
-// groups of 4 rows: block[g][j] holds rows 4g..4g+3 of column j (zeros past the last row), 16 bytes, so that one
-// 128-bit load reads 4 coefficients of one lane. Made at compile time from the same table: the values are the
-// table's. (The derivative core tables' rows 8 and 9, which CoreF32 applies as constants, are not copied.)
+#if HWY_TARGET == HWY_AVX2 || HWY_TARGET == HWY_NEON
+// AVX2 and NEON: the first kNumRows rows of a table (common::TableRowsOf), the rows a lookup reads, stored
+// column-major in groups of 4 rows: block[g][j] holds rows 4g..4g+3 of column j (zeros past the last row), 16 bytes,
+// so that one 128-bit load reads 4 coefficients of one lane. Made at compile time from the same table: the values
+// are the table's. (The derivative core tables' rows 8 and 9, which CoreF32 applies as constants, are not copied.)
 // kCoreAndRingRowsKind (CoreOrRingF32): 64 columns, the core table's 32 then the sigmoid ring's, whose rows past
 // its degree (a6) are 0.
 template <int kKind, int kForm, bool kDerivative>
@@ -90,6 +91,38 @@ struct ColumnMajorTable {
   }
   static constexpr Blocks kBlocks = Make();
 };
+#endif
+
+#if HWY_TARGET == HWY_NEON
+// out[k] = row k of each lane's column, k < N, for NEON's 4 lanes: per group of 4 rows, one 128-bit load per lane
+// (the 4 coefficients of its column, ColumnMajorTable) and a 4x4 transpose (TRN1/TRN2 of float pairs, then of
+// 64-bit pairs): 4 loads and 8 shuffles per 4 rows. A row at a time through TBL/TBX needs the row's 32 entries in 8
+// registers: 64 registers for the core's 8 rows, more than NEON's 32, so GCC reloads them on every vector
+// (docs/BENCHMARKS.md, "Arm").
+template <int kKind, int kForm, bool kDerivative, int N>
+HWY_INLINE void ColumnsOf4(hn::Vec<hn::Full128<int32_t>> column, hn::Vec<hn::Full128<float>> (&out)[N]) {
+  using Table = ColumnMajorTable<kKind, kForm, kDerivative, N>;
+  const uint32x4_t columns = vreinterpretq_u32_s32(column.raw);
+  const uint32_t c[4] = {vgetq_lane_u32(columns, 0), vgetq_lane_u32(columns, 1), vgetq_lane_u32(columns, 2),
+                         vgetq_lane_u32(columns, 3)};
+  for (int g = 0; g * 4 < N; ++g) {
+    const auto& block = Table::kBlocks.block[g];
+    const float32x4_t t0 = vld1q_f32(block[c[0]]), t1 = vld1q_f32(block[c[1]]);
+    const float32x4_t t2 = vld1q_f32(block[c[2]]), t3 = vld1q_f32(block[c[3]]);
+    // even01 = t0[0] t1[0] t0[2] t1[2], odd01 = t0[1] t1[1] t0[3] t1[3], likewise for lanes 2 and 3.
+    const float64x2_t even01 = vreinterpretq_f64_f32(vtrn1q_f32(t0, t1));
+    const float64x2_t odd01 = vreinterpretq_f64_f32(vtrn2q_f32(t0, t1));
+    const float64x2_t even23 = vreinterpretq_f64_f32(vtrn1q_f32(t2, t3));
+    const float64x2_t odd23 = vreinterpretq_f64_f32(vtrn2q_f32(t2, t3));
+    out[4 * g] = hn::Vec<hn::Full128<float>>{vreinterpretq_f32_f64(vzip1q_f64(even01, even23))};
+    if (4 * g + 1 < N) out[4 * g + 1] = hn::Vec<hn::Full128<float>>{vreinterpretq_f32_f64(vzip1q_f64(odd01, odd23))};
+    if (4 * g + 2 < N) out[4 * g + 2] = hn::Vec<hn::Full128<float>>{vreinterpretq_f32_f64(vzip2q_f64(even01, even23))};
+    if (4 * g + 3 < N) out[4 * g + 3] = hn::Vec<hn::Full128<float>>{vreinterpretq_f32_f64(vzip2q_f64(odd01, odd23))};
+  }
+}
+#endif
+
+#if HWY_TARGET == HWY_AVX2
 
 // out[k] = row k of each lane's column, k < N, for 8 lanes: per group of 4 rows, the 4 coefficients of lanes i
 // and i + 4 in the two halves of one register (two vbroadcastf128 loads and a vblendps), then a 4x4 transpose
@@ -242,10 +275,10 @@ struct HwyOps {
   static constexpr bool kRowsWhereUsed = false;  // RowsAt loads the rows at once, through Rows
 #endif
   // out[k] = the table's row k at each lane's column, k < N (common::ScalarOps::Rows). AVX-512: per row, the 32
-  // entries are two registers and one vpermt2ps picks from both (Highway 1.0.3 has no two-table lookup). NEON: a
-  // TBL and a TBX over four registers each. AVX2:
-  // the rows of each lane's column are read from a column-major copy of the table and transposed (ColumnsOf8);
-  // a row at a time would be a gather or four permutes and three blends. Only the float-core targets
+  // entries are two registers and one vpermt2ps picks from both (Highway 1.0.3 has no two-table lookup). AVX2 and
+  // NEON: the rows of each lane's column are read from a column-major copy of the table and transposed (ColumnsOf8,
+  // ColumnsOf4); a row at a time would be, on AVX2, a gather or four permutes and three blends, on NEON a TBL and
+  // a TBX over four registers each, its table reloaded per vector. Only the float-core targets
   // (float_core_targets.h) instantiate it. (VOut is V: a parameter, so that the array type is formed only where
   // Rows is instantiated; SVE's sizeless vectors cannot be array elements.)
   template <int kKind, int kForm, bool kDerivative, int N, class VOut>
@@ -260,22 +293,7 @@ struct HwyOps {
       out[k] = V{_mm512_permutex2var_ps(hn::Load(d, rows[k]).raw, column.raw, hn::Load(d, rows[k] + 16).raw)};
     }
 #elif HWY_TARGET == HWY_NEON
-    // NEON: a row's 32 entries are 128 bytes, eight registers; TBL over the first four (64 bytes) and TBX over the
-    // last four pick each lane's 4 bytes. Byte indices 4 column + {0, 1, 2, 3}: below 64 for columns 0..15, which TBL
-    // reads (TBL gives 0 for the others); minus 64, below 64 for columns 16..31, which TBX fills in (TBX keeps the
-    // lanes whose index, wrapped past 191, is out of its range). column is in [0, 32) (Column, TailColumn).
-    const auto& rows = common::TableRowsOf<kKind, kForm, kDerivative>();
-    const uint8x16_t low_index = vreinterpretq_u8_u32(
-        vmlaq_n_u32(vdupq_n_u32(0x03020100u), vreinterpretq_u32_s32(column.raw), 0x04040404u));
-    const uint8x16_t high_index = vsubq_u8(low_index, vdupq_n_u8(64));
-    for (int k = 0; k < N; ++k) {
-      uint8x16x4_t low, high;
-      for (int q = 0; q < 4; ++q) {
-        low.val[q] = vreinterpretq_u8_f32(vld1q_f32(rows[k] + 4 * q));
-        high.val[q] = vreinterpretq_u8_f32(vld1q_f32(rows[k] + 16 + 4 * q));
-      }
-      out[k] = V{vreinterpretq_f32_u8(vqtbx4q_u8(vqtbl4q_u8(low, low_index), high, high_index))};
-    }
+    ColumnsOf4<kKind, kForm, kDerivative, N>(column, out);  // column is in [0, 32) (Column, TailColumn)
 #else
     (void)column, (void)out;
 #endif
