@@ -41,8 +41,8 @@ HWY_INLINE hn::Vec<DF> DemoteToF32(DF df, VD v) {
 #endif
 }
 
-#if HWY_TARGET == HWY_AVX2 || HWY_TARGET == HWY_NEON
-// AVX2 and NEON: the first kNumRows rows of a table (common::TableRowsOf), the rows a lookup reads, stored
+#if HWY_TARGET == HWY_AVX2 || HWY_TARGET == HWY_NEON || HWY_TARGET == HWY_SVE2_128
+// AVX2, NEON and SVE2_128: the first kNumRows rows of a table (common::TableRowsOf), the rows a lookup reads, stored
 // column-major in groups of 4 rows: block[g][j] holds rows 4g..4g+3 of column j (zeros past the last row), 16 bytes,
 // so that one 128-bit load reads 4 coefficients of one lane. Made at compile time from the same table: the values
 // are the table's. (The derivative core tables' rows 8 and 9, which CoreF32 applies as constants, are not copied.)
@@ -252,11 +252,40 @@ struct HwyOps {
 #endif
     return hn::And(hn::BitCast(di, shifted), hn::Set(di, common::kCoreColumns - 1));
   }
-#if HWY_TARGET == HWY_SVE || HWY_TARGET == HWY_SVE2 || HWY_TARGET == HWY_SVE_256 || HWY_TARGET == HWY_SVE2_128
-  // SVE: each row is read where the math uses it (RowsAt, src/common/gelu_f32_core.inc): the vectors are sizeless
-  // and cannot be held in an array. A row is one gather of each lane's entry (LD1W with 32-bit indices), whatever
-  // the vector length; a TBL over the row's 32 entries would take 32 / lanes registers and as many lookups
-  // below 1024 bits (8 at 128 bits, where NEON's TBL/TBX read four registers each).
+#if HWY_TARGET == HWY_SVE2_128
+  // SVE2_128 (vectors of exactly 4 floats: Neoverse N2, V2): NEON's lookup (ColumnsOf4), a row at a time where the
+  // math uses it (RowsAt, src/common/gelu_f32_core.inc; the vectors are sizeless and cannot be held in an array):
+  // the 4 lanes' 128-bit entries of the row's group, then TRN1/TRN2 of floats and of 64-bit pairs. The rows of one
+  // group repeat the same pure loads and shuffles, which the compiler computes once. Cheaper than a gather per row
+  // in llvm-mca's models of both cores (docs/BENCHMARKS.md, "Arm").
+  static constexpr bool kRowsWhereUsed = true;
+  template <int kKind, int kForm, bool kDerivative, int N>
+  struct RowsTransposed {
+    const hn::Vec<DI>* column;  // a named value of the caller's, alive while this is used (RowsAt)
+    template <class I>
+    HWY_INLINE V operator()(I) const {
+      constexpr int k = I::value;
+      using Table = ColumnMajorTable<kKind, kForm, kDerivative, N>;
+      const auto& block = Table::kBlocks.block[k / 4];
+      const svbool_t all = svptrue_b32();
+      int32_t c[4];
+      svst1_s32(all, c, *column);
+      const svfloat32_t t0 = svld1_f32(all, block[c[0]]), t1 = svld1_f32(all, block[c[1]]);
+      const svfloat32_t t2 = svld1_f32(all, block[c[2]]), t3 = svld1_f32(all, block[c[3]]);
+      // rows 4g, 4g + 2: the even floats of each entry; 4g + 1, 4g + 3: the odd ones.
+      const svfloat64_t p01 = svreinterpret_f64_f32(k % 2 == 0 ? svtrn1_f32(t0, t1) : svtrn2_f32(t0, t1));
+      const svfloat64_t p23 = svreinterpret_f64_f32(k % 2 == 0 ? svtrn1_f32(t2, t3) : svtrn2_f32(t2, t3));
+      return svreinterpret_f32_f64(k % 4 < 2 ? svtrn1_f64(p01, p23) : svtrn2_f64(p01, p23));
+    }
+  };
+  template <int kKind, int kForm, bool kDerivative, int N>
+  HWY_INLINE RowsTransposed<kKind, kForm, kDerivative, N> RowsWhereUsed(const hn::Vec<DI>& column) const {
+    return {&column};
+  }
+#elif HWY_TARGET == HWY_SVE || HWY_TARGET == HWY_SVE2 || HWY_TARGET == HWY_SVE_256
+  // SVE at any vector length: each row is read where the math uses it (RowsAt, src/common/gelu_f32_core.inc): the
+  // vectors are sizeless and cannot be held in an array. A row is one gather of each lane's entry (LD1W with 32-bit
+  // indices); a TBL over the row's 32 entries would take 32 / lanes registers and as many lookups below 1024 bits.
   static constexpr bool kRowsWhereUsed = true;
   template <int kKind, int kForm, bool kDerivative>
   struct RowsGathered {
@@ -267,7 +296,7 @@ struct HwyOps {
       return hn::GatherIndex(d, common::TableRowsOf<kKind, kForm, kDerivative>()[I::value], *column);
     }
   };
-  template <int kKind, int kForm, bool kDerivative>
+  template <int kKind, int kForm, bool kDerivative, int N>
   HWY_INLINE RowsGathered<kKind, kForm, kDerivative> RowsWhereUsed(const hn::Vec<DI>& column) const {
     return {d, &column};
   }
