@@ -17,8 +17,8 @@ namespace gelu::cpu {
 // (src/cpu/hwy_ops-inl.h, ColumnsOf8): a 32-entry lookup a row at a time, a gather or four permutes and three blends
 // per coefficient, is slower there than the double-lane kernel (docs/EXPERIMENTS.md). SSE4 and below have no
 // FMA, on which the float core's error analysis rests (the exact TwoProduct, one rounding in the last step).
-// Arm: NEON (FMA, 4 lanes; its lookups are TBL/TBX, hwy_ops-inl.h), and SVE, SVE2, SVE_256 and SVE2_128 at any
-// vector length (FMA; gathers, the rows read where used: RowsAt in src/common/gelu_f32_core.inc).
+// Arm: NEON and SVE, SVE2, SVE_256 and SVE2_128 at any vector length (FMA; their lookups: src/cpu/hwy_ops-inl.h,
+// the rows read where used on SVE: RowsAt in src/common/gelu_f32_core.inc).
 // Other architectures: never built or measured, so the proven double-lane kernel.
 constexpr bool RunsFloatCore(int64_t target) {
 #if HWY_ARCH_X86
