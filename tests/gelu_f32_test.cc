@@ -198,14 +198,15 @@ TEST_P(GeluF32Test, SweepAndRandomBitsAgainstReference) {
 }
 
 TEST_P(GeluF32Test, SizesOffsetsAndInPlaceMatchElementwise) {
-  // Every length from 0 to 3*16+1 (covers 3 vectors + 1 of the widest target), and lengths around the AVX-512
-  // kernel's 1024-element tail blocks (kTailBlock), at 4 misalignments, out of place and in place, must equal the
+  // Every length from 0 to 3*64+1 (3 vectors + 1 of the widest target: SVE at 2048 bits, 64 float lanes), and
+  // lengths around the float core's 1024-element tail blocks (kTailBlock), at 4 misalignments, out of place and in place, must equal the
   // one-element results: tails use the same vector code. Inputs, first 1024: U[-16, 16] (core and tail lanes
   // mixed), with NaN, -inf, +inf and x = -20 (a subnormal-or-zero result: the double path) sprinkled in.
   std::mt19937 rng(7);
   std::uniform_real_distribution<float> dist(-16.0f, 16.0f);
   std::vector<size_t> sizes;
-  for (size_t n = 0; n <= 49; ++n) sizes.push_back(n);
+  constexpr size_t kWidestLanes = 64;
+  for (size_t n = 0; n <= 3 * kWidestLanes + 1; ++n) sizes.push_back(n);
   for (size_t n : {255, 256, 257, 1000, 1023, 1024, 1025, 2049, 4099}) sizes.push_back(n);
   std::vector<float> buffer(sizes.back() + 8), out(sizes.back() + 8), grad(sizes.back() + 8);
   // Past the first 1024 elements, core-range inputs with a tail input every 700: blocks with and without tails.
