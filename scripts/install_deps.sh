@@ -14,6 +14,7 @@ packages=(
   sollya
   python3-dev python3-venv  # the headers the Python module compiles against; the venv of install_python_env.sh
   dataset-fashion-mnist  # /usr/share/datasets/fashion-mnist/*.gz, for python -m gelu.claims (docs/CLAIMS.md)
+  python3-torch  # Debian's PyTorch 1.13, older than gelu.torch's minimum: its clear ImportError is tested (test_torch_ops.py)
 )
 
 source "$(dirname "$0")/apt_install_missing.sh"
