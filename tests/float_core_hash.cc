@@ -179,15 +179,12 @@ int main(int argc, char** argv) {
     ++targets;
     for (gelu::common::Form form : gelu::common::kForms) {
       for (bool backward : {false, true}) {
-        const auto approximate = static_cast<gelu_approximate>(form);
-        const gelu_status s = backward ? gelu_backward_f32(g.data(), x.data(), y.data(), y.size(), approximate)
-                                       : gelu_forward_f32(x.data(), y.data(), y.size(), approximate);
-        if (s != GELU_OK) {
+        if (const gelu_status s = Run(form, backward, g, x, y); s != GELU_OK) {
           std::fprintf(stderr, "float_core_hash: %s returned status %d\n", gelu_simd_target(), static_cast<int>(s));
           return 1;
         }
-        std::printf("%s %s-%s %016llx\n", gelu_simd_target(), backward ? "bwd" : "fwd",
-                    gelu::common::kFormNames[form], static_cast<unsigned long long>(Hash(kFnvBasis, y)));
+        std::printf("%s %s %016llx\n", gelu_simd_target(), FunctionName(form, backward).c_str(),
+                    static_cast<unsigned long long>(Hash(kFnvBasis, y)));
       }
     }
   }

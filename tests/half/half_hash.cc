@@ -5,7 +5,7 @@
 //   bwd1  backward with grad_out = 1 (f'), every x: with fwd, exactly what half_exhaustive_test proves correctly
 //         rounded on every target of the CPU it runs on;
 //   bwdg  backward with grad_out made from a hash of x's index (every sign and mantissa, exponents 2^-8..2^7), every x.
-// scripts/test_arm.sh runs it natively (x86) and under qemu (NEON, SVE, SVE2, SVE2_128) and requires one hash per
+// scripts/test_arm.sh runs it natively (x86) and under qemu (NEON, SVE, SVE2, SVE2_128, SVE_256) and requires one hash per
 // line name across every target of both builds: equal bits carry the x86 exhaustive proof over to Arm, which
 // cannot afford the double reference emulated (docs/ACCURACY.md, "Arm"). A quiet NaN result is hashed as one
 // canonical quiet NaN (the library promises a quiet NaN, not its payload); any other NaN keeps its bits.
