@@ -96,7 +96,7 @@ awk -v chunk_inputs=$((1 << 24)) '
     bad = 0
     for (r = 1; r <= rows; ++r) {
       split(order[r], f, " ")
-      printf "%-9s %-7s %-12s %16d %7d %10d %16s\n", f[1], f[2] " b", f[3], chunks[order[r]] * chunk_inputs,
+      printf "%-9s %-7s %-12s %16.0f %7d %10d %16s\n", f[1], f[2] " b", f[3], chunks[order[r]] * chunk_inputs,
              equal[order[r]], differing[order[r]], order[r] in first ? "chunk " first[order[r]] : "-"
       bad += differing[order[r]]
     }
