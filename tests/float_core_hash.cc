@@ -7,10 +7,17 @@
 // sample (docs/ACCURACY.md, "Arm"). NaN results are hashed as one canonical NaN (the library promises a NaN, not
 // its payload, which x86 and Arm propagate differently).
 //   float_core_hash [log2 of the sample size, default 22]
+// The sweep of all 2^32 inputs (scripts/arm_sweep.sh, not in CI) runs every float32 bit pattern as x, in 256
+// chunks of 2^24 consecutive patterns, grad_out made from x's bits by the sample's hash, and prints one hash per
+// target, function and chunk ("NEON fwd-none 17 <hash>"), a line as each chunk ends:
+//   float_core_hash --sweep [--chunks A-B] [--functions fwd-none,bwd-tanh,...] [--targets NEON,SVE,...]
+#include <algorithm>
 #include <bit>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
+#include <string>
 #include <vector>
 
 #include "gelu/gelu.h"
@@ -23,6 +30,12 @@ namespace {
 // x: the 2^k inputs spread over all 2^32 bit patterns (both signs, every binade, NaNs), each stratum of 2^(32-k)
 // patterns hit at a pseudo-random place (Knuth's multiplicative hash of i) so that the low mantissa bits vary;
 // the strata that start at +-0 and +-inf take that pattern itself. grad_out: a sign, a mantissa and an exponent in [2^-32, 2^32) from another hash of i.
+float GradOut(uint32_t i) {
+  const uint32_t h = i * 2246822519u + 374761393u;
+  const uint32_t exponent = 127 - 32 + (h >> 26);  // 2^-32 .. 2^31
+  return std::bit_cast<float>((h & 0x807fffffu) | (exponent << 23));
+}
+
 void MakeInputs(int log2_size, std::vector<float>& x, std::vector<float>& g) {
   const uint32_t n = uint32_t{1} << log2_size, shift = 32 - static_cast<uint32_t>(log2_size);
   x.resize(n), g.resize(n);
@@ -31,15 +44,13 @@ void MakeInputs(int log2_size, std::vector<float>& x, std::vector<float>& g) {
     const bool special = magnitude == 0 || magnitude == 0x7f800000u;
     const uint32_t within = special ? 0 : (i * 2654435761u) >> (32 - shift);
     x[i] = std::bit_cast<float>(start | within);
-    const uint32_t h = i * 2246822519u + 374761393u;
-    const uint32_t exponent = 127 - 32 + (h >> 26);  // 2^-32 .. 2^31
-    g[i] = std::bit_cast<float>((h & 0x807fffffu) | (exponent << 23));
+    g[i] = GradOut(i);
   }
 }
 
-// FNV-1a, 64 bits, over the output bits, NaNs as 0x7fc00000.
-uint64_t Hash(const std::vector<float>& y) {
-  uint64_t h = 0xcbf29ce484222325ull;
+// FNV-1a, 64 bits, over the output bits, NaNs as 0x7fc00000; h: the basis, or the hash of the preceding outputs.
+constexpr uint64_t kFnvBasis = 0xcbf29ce484222325ull;
+uint64_t Hash(uint64_t h, const std::vector<float>& y) {
   for (float v : y) {
     uint32_t bits = std::bit_cast<uint32_t>(v);
     if ((bits & 0x7fffffffu) > 0x7f800000u) bits = 0x7fc00000u;
@@ -48,9 +59,110 @@ uint64_t Hash(const std::vector<float>& y) {
   return h;
 }
 
+gelu_status Run(gelu::common::Form form, bool backward, const std::vector<float>& g, const std::vector<float>& x,
+                std::vector<float>& y) {
+  const auto approximate = static_cast<gelu_approximate>(form);
+  return backward ? gelu_backward_f32(g.data(), x.data(), y.data(), y.size(), approximate)
+                  : gelu_forward_f32(x.data(), y.data(), y.size(), approximate);
+}
+
+std::string FunctionName(gelu::common::Form form, bool backward) {
+  return std::string(backward ? "bwd-" : "fwd-") + gelu::common::kFormNames[form];
+}
+
+// Whether name is one of the comma-separated list (an empty list: all).
+bool Listed(const std::string& list, const std::string& name) {
+  if (list.empty()) return true;
+  return ("," + list + ",").find("," + name + ",") != std::string::npos;
+}
+
+constexpr uint32_t kLog2Chunk = 24, kNumChunks = uint32_t{1} << (32 - kLog2Chunk), kBlock = 1u << 16;
+
+int Sweep(uint32_t first, uint32_t last, const std::string& functions, const std::string& targets_listed) {
+  std::vector<float> x(kBlock), g(kBlock), y(kBlock);
+  int targets = 0;
+  for (int64_t target : hwy::SupportedAndGeneratedTargets()) {
+    if (!gelu::cpu::RunsFloatCore(target) || !Listed(targets_listed, hwy::TargetName(target))) continue;
+    hwy::SetSupportedTargetsForTest(target);
+    ++targets;
+    for (gelu::common::Form form : gelu::common::kForms) {
+      for (bool backward : {false, true}) {
+        const std::string name = FunctionName(form, backward);
+        if (!Listed(functions, name)) continue;
+        for (uint32_t chunk = first; chunk <= last; ++chunk) {
+          uint64_t h = kFnvBasis;
+          for (uint32_t block = 0; block < (uint32_t{1} << kLog2Chunk) / kBlock; ++block) {
+            const uint32_t base = (chunk << kLog2Chunk) + block * kBlock;
+            for (uint32_t k = 0; k < kBlock; ++k) x[k] = std::bit_cast<float>(base + k), g[k] = GradOut(base + k);
+            if (const gelu_status s = Run(form, backward, g, x, y); s != GELU_OK) {
+              std::fprintf(stderr, "float_core_hash: %s returned status %d\n", gelu_simd_target(), static_cast<int>(s));
+              return 1;
+            }
+            h = Hash(h, y);
+          }
+          std::printf("%s %s %u %016llx\n", gelu_simd_target(), name.c_str(), chunk, static_cast<unsigned long long>(h));
+          std::fflush(stdout);
+        }
+      }
+    }
+  }
+  hwy::SetSupportedTargetsForTest(0);
+  if (targets == 0) {
+    std::fprintf(stderr, "float_core_hash: no float-core target on this CPU%s%s\n",
+                 targets_listed.empty() ? "" : " among ", targets_listed.c_str());
+    return 1;
+  }
+  return 0;
+}
+
+int SweepUsage(const char* why) {
+  std::fprintf(stderr,
+               "float_core_hash: %s\nusage: float_core_hash --sweep [--chunks A-B (0 <= A <= B <= %u)] "
+               "[--functions fwd-none,bwd-tanh,...] [--targets NEON,SVE,...]\n",
+               why, kNumChunks - 1);
+  return 2;
+}
+
+// float_core_hash --sweep ...: the options of the sweep (a later one overrides an earlier), then Sweep.
+int SweepMain(int argc, char** argv) {
+  uint32_t first = 0, last = kNumChunks - 1;
+  std::string functions, targets;
+  for (int i = 2; i < argc; i += 2) {
+    if (i + 1 >= argc) return SweepUsage((std::string(argv[i]) + " needs a value").c_str());
+    const std::string option = argv[i], value = argv[i + 1];
+    if (option == "--chunks") {
+      unsigned a = 0, b = 0;
+      char end = 0;
+      if (std::sscanf(value.c_str(), "%u-%u%c", &a, &b, &end) != 2 || a > b || b >= kNumChunks) {
+        return SweepUsage(("--chunks " + value + ": not A-B with 0 <= A <= B <= 255").c_str());
+      }
+      first = a, last = b;
+    } else if (option == "--functions") {
+      for (size_t start = 0; start <= value.size();) {
+        const size_t comma = std::min(value.find(',', start), value.size());
+        const std::string name = value.substr(start, comma - start);
+        bool known = false;
+        for (gelu::common::Form form : gelu::common::kForms) {
+          known = known || name == FunctionName(form, false) || name == FunctionName(form, true);
+        }
+        if (!known) return SweepUsage(("--functions: unknown function '" + name + "'").c_str());
+        start = comma + 1;
+      }
+      functions = value;
+    } else if (option == "--targets") {
+      targets = value;
+    } else {
+      return SweepUsage(("unknown option " + option).c_str());
+    }
+  }
+  gelu_set_num_threads(1);
+  return Sweep(first, last, functions, targets);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
+  if (argc > 1 && std::strcmp(argv[1], "--sweep") == 0) return SweepMain(argc, argv);
   const int log2_size = argc > 1 ? std::atoi(argv[1]) : 22;
   if (argc > 2 || log2_size < 1 || log2_size > 30) {
     std::fprintf(stderr, "usage: float_core_hash [log2 of the sample size, 1..30; default 22]\n");
@@ -67,15 +179,12 @@ int main(int argc, char** argv) {
     ++targets;
     for (gelu::common::Form form : gelu::common::kForms) {
       for (bool backward : {false, true}) {
-        const auto approximate = static_cast<gelu_approximate>(form);
-        const gelu_status s = backward ? gelu_backward_f32(g.data(), x.data(), y.data(), y.size(), approximate)
-                                       : gelu_forward_f32(x.data(), y.data(), y.size(), approximate);
-        if (s != GELU_OK) {
+        if (const gelu_status s = Run(form, backward, g, x, y); s != GELU_OK) {
           std::fprintf(stderr, "float_core_hash: %s returned status %d\n", gelu_simd_target(), static_cast<int>(s));
           return 1;
         }
-        std::printf("%s %s-%s %016llx\n", gelu_simd_target(), backward ? "bwd" : "fwd",
-                    gelu::common::kFormNames[form], static_cast<unsigned long long>(Hash(y)));
+        std::printf("%s %s %016llx\n", gelu_simd_target(), FunctionName(form, backward).c_str(),
+                    static_cast<unsigned long long>(Hash(kFnvBasis, y)));
       }
     }
   }
