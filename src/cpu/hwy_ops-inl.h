@@ -255,9 +255,10 @@ struct HwyOps {
 #if HWY_TARGET == HWY_SVE2_128
   // SVE2_128 (vectors of exactly 4 floats: Neoverse N2, V2): NEON's lookup (ColumnsOf4), a row at a time where the
   // math uses it (RowsAt, src/common/gelu_f32_core.inc; the vectors are sizeless and cannot be held in an array):
-  // the 4 lanes' 128-bit entries of the row's group, then TRN1/TRN2 of floats and of 64-bit pairs. The rows of one
-  // group repeat the same pure loads and shuffles, which the compiler computes once. Cheaper than a gather per row
-  // in llvm-mca's models of both cores (docs/BENCHMARKS.md, "Arm").
+  // the 4 lanes' 128-bit entries of the row's group (the column indices through a store and scalar loads), then
+  // TRN1/TRN2 of floats and of 64-bit pairs. The rows of one group repeat the same loads and shuffles, which the
+  // compiler computes once. Chosen over a gather per row on llvm-mca's models, which disagree: faster on V2, slower
+  // on N2 (docs/BENCHMARKS.md, "Arm"; the figures in docs/EXPERIMENTS.md).
   static constexpr bool kRowsWhereUsed = true;
   template <int kKind, int kForm, bool kDerivative, int N>
   struct RowsTransposed {
