@@ -24,6 +24,7 @@
 #include "hwy/targets.h"
 #include "src/common/functions.h"
 #include "src/cpu/float_core_targets.h"
+#include "tests/fnv1a.h"
 
 namespace {
 
@@ -49,12 +50,12 @@ void MakeInputs(int log2_size, std::vector<float>& x, std::vector<float>& g) {
 }
 
 // FNV-1a, 64 bits, over the output bits, NaNs as 0x7fc00000; h: the basis, or the hash of the preceding outputs.
-constexpr uint64_t kFnvBasis = 0xcbf29ce484222325ull;
+constexpr uint64_t kFnvBasis = gelu::test::kFnv1aBasis;
 uint64_t Hash(uint64_t h, const std::vector<float>& y) {
   for (float v : y) {
     uint32_t bits = std::bit_cast<uint32_t>(v);
     if ((bits & 0x7fffffffu) > 0x7f800000u) bits = 0x7fc00000u;
-    for (int b = 0; b < 32; b += 8) h = (h ^ ((bits >> b) & 0xffu)) * 0x100000001b3ull;
+    h = gelu::test::Fnv1a(h, bits, 4);
   }
   return h;
 }

@@ -18,6 +18,7 @@
 #include "gelu/gelu.h"
 #include "hwy/targets.h"
 #include "src/common/functions.h"
+#include "tests/fnv1a.h"
 
 namespace {
 
@@ -40,10 +41,10 @@ const Type kTypes[] = {
 uint64_t Hash(const Type& type, const std::vector<uint16_t>& y) {
   const uint16_t exponent_mask = static_cast<uint16_t>(0x7fff & ~((1u << type.mantissa_bits) - 1));
   const uint16_t quiet_bit = static_cast<uint16_t>(1u << (type.mantissa_bits - 1));
-  uint64_t h = 0xcbf29ce484222325ull;
+  uint64_t h = gelu::test::kFnv1aBasis;
   for (uint16_t bits : y) {
     if ((bits & exponent_mask) == exponent_mask && (bits & quiet_bit) != 0) bits = exponent_mask | quiet_bit;
-    for (int b = 0; b < 16; b += 8) h = (h ^ ((bits >> b) & 0xffu)) * 0x100000001b3ull;
+    h = gelu::test::Fnv1a(h, bits, 2);
   }
   return h;
 }
