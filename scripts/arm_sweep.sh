@@ -9,11 +9,11 @@
 # proof (docs/ACCURACY.md) holds for it on those inputs. Not in CI (CI compares 2^22 inputs, scripts/test_arm.sh);
 # run once per kernel change, on the trees scripts/test_arm.sh builds (build-arm; build or build-x86).
 #   scripts/arm_sweep.sh [--functions fwd-none,bwd-tanh,...] [--chunks A-B] [--cpu QEMU_CPU[/TARGET,...]]...
-# Default: all six functions, chunks 0-255 (every input), and the CPUs below; a --cpu replaces the list. After
-# a '/', the targets to take from that CPU (the rest it supports ran at another CPU of the list). Each CPU's run
-# streams its lines into $out_dir (default build-arm/sweep, or SWEEP_DIR), so an interrupted run's finished
-# chunks still count; the table says how many were compared. Throughput under qemu, NEON, exact forward: 2^24
-# inputs in 3 to 17 s by chunk (~30 CPU-minutes for all 2^32, one function; docs/ACCURACY.md).
+# Default: all six functions, chunks 0-255 (every input), and the CPUs of scripts/arm_cpus.sh (every Arm
+# target); a --cpu replaces the list. After a '/', the targets to take from that CPU (none: all it supports).
+# Each CPU's run streams its lines into $out_dir (default build-arm/sweep, or SWEEP_DIR), so an interrupted run's
+# finished chunks still count; the table says how many were compared. Throughput under qemu, NEON, exact forward:
+# 2^24 inputs in 3 to 17 s by chunk (~30 CPU-minutes for all 2^32, one function; docs/ACCURACY.md).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -35,13 +35,8 @@ while (($#)); do
   esac
   shift 2
 done
-if ((${#cpus[@]} == 0)); then  # the lengths are in bytes: 16, 32, 64, 256 = 128, 256, 512, 2048 bits
-  cpus=(max,sve=off
-        max,sve-default-vector-length=16/SVE,SVE2,SVE2_128
-        max,sve-default-vector-length=32/SVE,SVE2,SVE_256
-        max,sve-default-vector-length=64/SVE,SVE2
-        max,sve-default-vector-length=256/SVE,SVE2)
-fi
+source scripts/arm_cpus.sh
+((${#cpus[@]})) || cpus=("${arm_cpus[@]}")
 
 x86_build=build
 [[ -f $x86_build/build.ninja ]] || x86_build=build-x86
@@ -59,10 +54,7 @@ echo "== x86 ($x86_build), natively: $functions, chunks $chunks"
 # One file per CPU: "<vector bits> <target> <function> <chunk> <hash>" lines.
 arm_files=()
 for i in "${!cpus[@]}"; do
-  cpu=${cpus[$i]%%/*} targets=
-  [[ ${cpus[$i]} == */* ]] && targets=${cpus[$i]#*/}
-  bits=128
-  [[ $cpu =~ sve-default-vector-length=([0-9]+) ]] && bits=$((BASH_REMATCH[1] * 8))
+  cpu=$(arm_cpu "${cpus[$i]}") targets=$(arm_cpu_targets "${cpus[$i]}") bits=$(arm_cpu_bits "${cpus[$i]}")
   file=$out_dir/arm-$i.txt
   arm_files+=("$file")
   echo "== Arm under qemu-aarch64 -cpu $cpu${targets:+ ($targets)}: $functions, chunks $chunks"

@@ -2,15 +2,10 @@
 # SPDX-License-Identifier: Apache-2.0
 # The Arm (aarch64) targets under emulation: installs the cross toolchain and qemu (scripts/install_arm_deps.sh),
 # cross-builds the library and its kernel tests (cmake/aarch64-linux-gnu.cmake; no CLI, Python, CUDA or
-# benchmarks), and runs the tests under qemu-aarch64 once per emulated CPU. Each run tests every Highway target that
-# CPU supports (hwy::TestWithParamTarget iterates them), so together the CPUs reach:
-#   max,sve=off                       NEON
-#   max,sve-default-vector-length=16  SVE, SVE2 and SVE2_128 at 128 bits (and NEON)
-#   max,sve-default-vector-length=32  SVE, SVE2 and SVE_256 at 256 bits
-#   max,sve-default-vector-length=64  SVE, SVE2 at 512 bits
-#   max,sve-default-vector-length=256 SVE, SVE2 at 2048 bits
-# (the length is in bytes). The tests: float32 (specials, thresholds, every binade, random bit patterns, sizes
-# 0..3 lanes + 1, offsets, in place: tests/gelu_f32_test.cc), float64 against MPFR on its sample
+# benchmarks), and runs the tests under qemu-aarch64 once per emulated CPU of scripts/arm_cpus.sh, which together
+# reach every Highway Arm target: NEON; SVE and SVE2 at 128, 256, 512 and 2048 bits; SVE2_128; SVE_256. The
+# tests: float32 (specials, thresholds, every binade, random bit patterns, sizes 0..3 lanes + 1, offsets, in
+# place: tests/gelu_f32_test.cc), float64 against MPFR on its sample
 # (tests/f64/gelu_f64_test.cc), the 16-bit float path against the double path on all 65,536 inputs
 # (tests/half/half_round_test.cc); then the bit-identity of NEON and SVE with the x86 float core on 2^22 inputs
 # made from bit patterns (tests/float_core_hash.cc), and every Arm target's bf16/fp16 bits on all 65,536 inputs
@@ -21,6 +16,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 jobs=$(nproc)
+source scripts/arm_cpus.sh
 
 bash scripts/install_arm_deps.sh
 
@@ -32,7 +28,8 @@ cmake --build build-arm -j "$jobs" --target "${arm_tests[@]}"
 
 # The test executables run directly under qemu, not through ctest: gtest_discover_tests lists the targets of the
 # CPU qemu emulated at build time, and each emulated CPU here supports others. Each run tests every target that CPU
-# supports (hwy::TestWithParamTarget); the filter keeps the targets not already run at another length.
+# supports (hwy::TestWithParamTarget); the filter keeps the CPU's targets of scripts/arm_cpus.sh, the ones not run
+# at another CPU, and the first CPU also runs the tests that do not depend on the target.
 # GELU_RANDOM_INPUTS: 2,000 random bit patterns and 2,000 N(0, 3) inputs instead of 200,000 (the double reference
 # runs emulated, ~100x slower), the other random samples of gelu_f32_test scaled alike.
 qemu=(qemu-aarch64-static -L /usr/aarch64-linux-gnu)
@@ -46,16 +43,17 @@ run() {  # cpu, gtest filter, executables...
   done
 }
 f32_f64=(gelu_f32_test f64/gelu_f64_test)
-run max,sve=off '*/NEON:GeluF64Reference.*:-GeluF64Sample.*' "${f32_f64[@]}"
-run max,sve-default-vector-length=16 '*/SVE:*/SVE2:*/SVE2_128:-GeluF64Sample.*' "${f32_f64[@]}"
-run max,sve-default-vector-length=32 '*/SVE:*/SVE2:*/SVE_256:-GeluF64Sample.*' "${f32_f64[@]}"
-run max,sve-default-vector-length=64 '*/SVE:*/SVE2:-GeluF64Sample.*' "${f32_f64[@]}"
-run max,sve-default-vector-length=256 '*/SVE:*/SVE2:-GeluF64Sample.*' "${f32_f64[@]}"
+untargeted=GeluF64Reference.*:
+for entry in "${arm_cpus[@]}"; do
+  targets=$(arm_cpu_targets "$entry")
+  run "$(arm_cpu "$entry")" "*/${targets//,/:*/}:$untargeted-GeluF64Sample.*" "${f32_f64[@]}"
+  untargeted=
+done
 # The 16-bit float path (float core, then the hardware's fp16 conversion or bf16 rounding on the bits, and the
 # double path near a midpoint) against the correctly rounded double path, all 65,536 inputs of each form:
-# NEON and SVE at 128 bits (with SVE2, SVE2_128), and SVE, SVE2 at 2048 bits.
-run max,sve-default-vector-length=16 '*' half/half_round_test
-run max,sve-default-vector-length=256 '*/SVE:*/SVE2' half/half_round_test
+# NEON and every SVE target at the shortest length (the second CPU), and SVE, SVE2 at the longest (the last).
+run "$(arm_cpu "${arm_cpus[1]}")" '*' half/half_round_test
+run "$(arm_cpu "${arm_cpus[-1]}")" '*/SVE:*/SVE2' half/half_round_test
 
 # NEON and SVE compute the x86 float core's bits (same source, FMA everywhere): one hash per function over every
 # float-core target, the x86 ones (AVX3 where the CPU has it, AVX2) natively and the Arm ones under qemu (NEON;
@@ -81,9 +79,9 @@ same_hashes() {  # what, x86 output, Arm output
 }
 x86_hashes=$("$x86_build/tests/float_core_hash" 22)
 arm_hashes=""
-for bytes in 16 32 64 256; do  # each run hashes every float-core target its CPU supports, NEON included
-  arm_hashes+=$(QEMU_CPU=max,sve-default-vector-length=$bytes "${qemu[@]}" build-arm/tests/float_core_hash 22 |
-    sed "s/^\([^ ]*\) /\1@$((8 * bytes))bit /")$'\n'
+for entry in "${arm_cpus[@]:1}"; do  # the SVE CPUs: each hashes every float-core target it supports, NEON included
+  arm_hashes+=$(QEMU_CPU=$(arm_cpu "$entry") "${qemu[@]}" build-arm/tests/float_core_hash 22 |
+    sed "s/^\([^ ]*\) /\1@$(arm_cpu_bits "$entry")bit /")$'\n'
 done
 for target in NEON SVE@128bit SVE2_128 SVE_256 SVE@2048bit SVE2@2048bit; do
   grep -q "^$target" <<<"$arm_hashes" || { echo "no $target line from the Arm build"; exit 1; }
@@ -96,11 +94,12 @@ same_hashes "The Arm float cores' float32 bits" "$x86_hashes" "$arm_hashes"
 # grad_out (tests/half/half_hash.cc). Each SVE length also runs NEON.
 echo "== Arm: bf16/fp16 against the x86 build, bit for bit, all 65,536 inputs, every target at each SVE length"
 x86_half=$("$x86_build/tests/half/half_hash")
-for bytes in 16 32 64 256; do
-  arm_half=$(QEMU_CPU=max,sve-default-vector-length=$bytes "${qemu[@]}" build-arm/tests/half/half_hash)
+for entry in "${arm_cpus[@]:1}"; do
+  bits=$(arm_cpu_bits "$entry")
+  arm_half=$(QEMU_CPU=$(arm_cpu "$entry") "${qemu[@]}" build-arm/tests/half/half_hash)
   for target in NEON SVE; do
-    grep -q "^$target " <<<"$arm_half" || { echo "no $target line from the Arm build at $bytes bytes"; exit 1; }
+    grep -q "^$target " <<<"$arm_half" || { echo "no $target line from the Arm build at $bits bits"; exit 1; }
   done
-  same_hashes "The Arm targets' bf16/fp16 bits at SVE length $((bytes * 8)) bits" "$x86_half" "$arm_half"
+  same_hashes "The Arm targets' bf16/fp16 bits at SVE length $bits bits" "$x86_half" "$arm_half"
 done
 echo "== Arm: all passed"
