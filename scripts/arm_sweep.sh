@@ -3,12 +3,14 @@
 # Bit-identity of the Arm float core with the x86 float core on all 2^32 float32 inputs, under emulation: runs
 # tests/float_core_hash.cc --sweep natively (the x86 float-core targets: AVX3 where the CPU has it, AVX2) and in
 # the Arm build under qemu-aarch64 once per emulated CPU, each printing one hash per (target, function, chunk of
-# 2^24 consecutive bit patterns; grad_out from a hash of x's bits), compares every Arm line with the x86 line of
-# the same function and chunk, and prints a table: target, vector length, function, inputs compared, chunks
-# equal / differing, the first differing chunk. Where an Arm target's chunks are all equal, the x86 exhaustive
-# proof (docs/ACCURACY.md) holds for it on those inputs. Not in CI (CI compares 2^22 inputs, scripts/test_arm.sh);
+# 2^24 consecutive bit patterns; grad_out 1, or with --grad-out hashed from a hash of x's bits), compares every Arm
+# line with the x86 line of the same function and chunk, and prints a table: target, vector length, function,
+# inputs compared, chunks equal / differing, the first differing chunk. Where an Arm target's chunks are all
+# equal with grad_out 1, the x86 exhaustive proof (docs/ACCURACY.md; its backward is f', grad_out 1) holds for it
+# on those inputs. Not in CI (CI compares 2^22 inputs, scripts/test_arm.sh);
 # run once per kernel change, on the trees scripts/test_arm.sh builds (build-arm; build or build-x86).
-#   scripts/arm_sweep.sh [--functions fwd-none,bwd-tanh,...] [--chunks A-B] [--cpu QEMU_CPU[/TARGET,...]]...
+#   scripts/arm_sweep.sh [--functions fwd-none,bwd-tanh,...] [--chunks A-B] [--grad-out one|hashed]
+#                        [--cpu QEMU_CPU[/TARGET,...]]...
 # Default: all six functions, chunks 0-255 (every input), and the CPUs of scripts/arm_cpus.sh (every Arm
 # target); a --cpu replaces the list. After a '/', the targets to take from that CPU (none: all it supports).
 # Each CPU's run streams its lines into $out_dir (default build-arm/sweep, or SWEEP_DIR), so an interrupted run's
@@ -19,10 +21,12 @@ cd "$(dirname "$0")/.."
 
 functions=fwd-none,fwd-tanh,fwd-sigmoid,bwd-none,bwd-tanh,bwd-sigmoid
 chunks=0-255
+grad_out=one
 cpus=()
 usage() {
   echo "arm_sweep.sh: $1" >&2
-  echo "usage: scripts/arm_sweep.sh [--functions fwd-none,bwd-tanh,...] [--chunks A-B] [--cpu QEMU_CPU[/TARGET,...]]..." >&2
+  echo "usage: scripts/arm_sweep.sh [--functions fwd-none,bwd-tanh,...] [--chunks A-B] [--grad-out one|hashed]" \
+    "[--cpu QEMU_CPU[/TARGET,...]]..." >&2
   exit 2
 }
 while (($#)); do
@@ -30,6 +34,7 @@ while (($#)); do
   case $1 in
     --functions) functions=$2 ;;
     --chunks) chunks=$2 ;;
+    --grad-out) grad_out=$2 ;;
     --cpu) cpus+=("$2") ;;
     *) usage "unknown option $1" ;;
   esac
@@ -46,9 +51,9 @@ for tree in build-arm "$x86_build"; do
 done
 out_dir=${SWEEP_DIR:-build-arm/sweep}
 mkdir -p "$out_dir"
-sweep=(--sweep --chunks "$chunks" --functions "$functions")
+sweep=(--sweep --chunks "$chunks" --functions "$functions" --grad-out "$grad_out")
 
-echo "== x86 ($x86_build), natively: $functions, chunks $chunks"
+echo "== x86 ($x86_build), natively: $functions, chunks $chunks, grad_out $grad_out"
 "$x86_build/tests/float_core_hash" "${sweep[@]}" >"$out_dir/x86.txt"
 
 # One file per CPU: "<vector bits> <target> <function> <chunk> <hash>" lines.
@@ -57,7 +62,7 @@ for i in "${!cpus[@]}"; do
   cpu=$(arm_cpu "${cpus[$i]}") targets=$(arm_cpu_targets "${cpus[$i]}") bits=$(arm_cpu_bits "${cpus[$i]}")
   file=$out_dir/arm-$i.txt
   arm_files+=("$file")
-  echo "== Arm under qemu-aarch64 -cpu $cpu${targets:+ ($targets)}: $functions, chunks $chunks"
+  echo "== Arm under qemu-aarch64 -cpu $cpu${targets:+ ($targets)}: $functions, chunks $chunks, grad_out $grad_out"
   # A CPU none of whose listed targets runs the float core prints nothing (the table says so); other failures stop.
   QEMU_CPU=$cpu qemu-aarch64-static -L /usr/aarch64-linux-gnu build-arm/tests/float_core_hash "${sweep[@]}" \
     ${targets:+--targets "$targets"} 2>"$out_dir/arm-$i.err" | sed -u "s/^/$bits /" >"$file" || {

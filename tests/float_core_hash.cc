@@ -8,9 +8,12 @@
 // its payload, which x86 and Arm propagate differently).
 //   float_core_hash [log2 of the sample size, default 22]
 // The sweep of all 2^32 inputs (scripts/arm_sweep.sh, not in CI) runs every float32 bit pattern as x, in 256
-// chunks of 2^24 consecutive patterns, grad_out made from x's bits by the sample's hash, and prints one hash per
-// target, function and chunk ("NEON fwd-none 17 <hash>"), a line as each chunk ends:
+// chunks of 2^24 consecutive patterns, and prints one hash per target, function and chunk ("NEON fwd-none 17
+// <hash>"), a line as each chunk ends. grad_out is 1 (the backward is then f', what the x86 exhaustive test
+// bounds, so equal bits carry that proof over), or with --grad-out hashed made from x's bits by the sample's hash
+// (the backward's name then ends in "*hashed-grad-out"):
 //   float_core_hash --sweep [--chunks A-B] [--functions fwd-none,bwd-tanh,...] [--targets NEON,SVE,...]
+//                   [--grad-out one|hashed]
 #include <algorithm>
 #include <bit>
 #include <cstdint>
@@ -79,7 +82,8 @@ bool Listed(const std::string& list, const std::string& name) {
 
 constexpr uint32_t kLog2Chunk = 24, kNumChunks = uint32_t{1} << (32 - kLog2Chunk), kBlock = 1u << 16;
 
-int Sweep(uint32_t first, uint32_t last, const std::string& functions, const std::string& targets_listed) {
+int Sweep(uint32_t first, uint32_t last, const std::string& functions, const std::string& targets_listed,
+          bool hashed_grad_out) {
   std::vector<float> x(kBlock), g(kBlock), y(kBlock);
   int targets = 0;
   for (int64_t target : hwy::SupportedAndGeneratedTargets()) {
@@ -90,18 +94,23 @@ int Sweep(uint32_t first, uint32_t last, const std::string& functions, const std
       for (bool backward : {false, true}) {
         const std::string name = FunctionName(form, backward);
         if (!Listed(functions, name)) continue;
+        const std::string printed = backward && hashed_grad_out ? name + "*hashed-grad-out" : name;
         for (uint32_t chunk = first; chunk <= last; ++chunk) {
           uint64_t h = kFnvBasis;
           for (uint32_t block = 0; block < (uint32_t{1} << kLog2Chunk) / kBlock; ++block) {
             const uint32_t base = (chunk << kLog2Chunk) + block * kBlock;
-            for (uint32_t k = 0; k < kBlock; ++k) x[k] = std::bit_cast<float>(base + k), g[k] = GradOut(base + k);
+            for (uint32_t k = 0; k < kBlock; ++k) {
+              x[k] = std::bit_cast<float>(base + k);
+              g[k] = hashed_grad_out ? GradOut(base + k) : 1.0f;
+            }
             if (const gelu_status s = Run(form, backward, g, x, y); s != GELU_OK) {
               std::fprintf(stderr, "float_core_hash: %s returned status %d\n", gelu_simd_target(), static_cast<int>(s));
               return 1;
             }
             h = Hash(h, y);
           }
-          std::printf("%s %s %u %016llx\n", gelu_simd_target(), name.c_str(), chunk, static_cast<unsigned long long>(h));
+          std::printf("%s %s %u %016llx\n", gelu_simd_target(), printed.c_str(), chunk,
+                      static_cast<unsigned long long>(h));
           std::fflush(stdout);
         }
       }
@@ -119,7 +128,7 @@ int Sweep(uint32_t first, uint32_t last, const std::string& functions, const std
 int SweepUsage(const char* why) {
   std::fprintf(stderr,
                "float_core_hash: %s\nusage: float_core_hash --sweep [--chunks A-B (0 <= A <= B <= %u)] "
-               "[--functions fwd-none,bwd-tanh,...] [--targets NEON,SVE,...]\n",
+               "[--functions fwd-none,bwd-tanh,...] [--targets NEON,SVE,...] [--grad-out one|hashed]\n",
                why, kNumChunks - 1);
   return 2;
 }
@@ -128,6 +137,7 @@ int SweepUsage(const char* why) {
 int SweepMain(int argc, char** argv) {
   uint32_t first = 0, last = kNumChunks - 1;
   std::string functions, targets;
+  bool hashed_grad_out = false;
   for (int i = 2; i < argc; i += 2) {
     if (i + 1 >= argc) return SweepUsage((std::string(argv[i]) + " needs a value").c_str());
     const std::string option = argv[i], value = argv[i + 1];
@@ -152,12 +162,17 @@ int SweepMain(int argc, char** argv) {
       functions = value;
     } else if (option == "--targets") {
       targets = value;
+    } else if (option == "--grad-out") {
+      if (value != "one" && value != "hashed") {
+        return SweepUsage(("--grad-out " + value + ": not one or hashed").c_str());
+      }
+      hashed_grad_out = value == "hashed";
     } else {
       return SweepUsage(("unknown option " + option).c_str());
     }
   }
   gelu_set_num_threads(1);
-  return Sweep(first, last, functions, targets);
+  return Sweep(first, last, functions, targets, hashed_grad_out);
 }
 
 }  // namespace
