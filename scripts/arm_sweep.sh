@@ -2,34 +2,42 @@
 # SPDX-License-Identifier: Apache-2.0
 # Bit-identity of the Arm float core with the x86 float core on all 2^32 float32 inputs, under emulation: runs
 # tests/float_core_hash.cc --sweep natively (the x86 float-core targets: AVX3 where the CPU has it, AVX2) and in
-# the Arm build under qemu-aarch64 once per emulated CPU, each printing one hash per (target, function, chunk of
-# 2^24 consecutive bit patterns; grad_out 1, or with --grad-out hashed from a hash of x's bits), compares every Arm
-# line with the x86 line of the same function and chunk, and prints a table: target, vector length, function,
-# inputs compared, chunks equal / differing, the first differing chunk. Where an Arm target's chunks are all
-# equal with grad_out 1, the x86 exhaustive proof (docs/ACCURACY.md; its backward is f', grad_out 1) holds for it
-# on those inputs. Not in CI (CI compares 2^22 inputs, scripts/test_arm.sh);
-# run once per kernel change, on the trees scripts/test_arm.sh builds (build-arm; build or build-x86).
+# the Arm build under qemu-aarch64 per emulated CPU and target, each printing one hash per (target, function,
+# chunk of 2^24 consecutive bit patterns; grad_out 1, or with --grad-out hashed from a hash of x's bits), compares
+# every Arm line with the x86 line of the same function and chunk, and prints a table: target, vector length,
+# function, inputs compared, chunks equal / differing, the first differing chunk. Where an Arm target's chunks are
+# all equal with grad_out 1, the x86 exhaustive proof (docs/ACCURACY.md; its backward is f', grad_out 1) holds for
+# it on those inputs. Not in CI (CI compares 2^22 inputs, scripts/test_arm.sh); run once per kernel change, on the
+# trees scripts/test_arm.sh builds (build-arm; build or build-x86).
 #   scripts/arm_sweep.sh [--functions fwd-none,bwd-tanh,...] [--chunks A-B] [--grad-out one|hashed]
-#                        [--cpu QEMU_CPU[/TARGET,...]]...
+#                        [--cpu QEMU_CPU[/TARGET,...]]... [--table]
 # Default: all six functions, chunks 0-255 (every input), and the CPUs of scripts/arm_cpus.sh (every Arm
 # target); a --cpu replaces the list. After a '/', the targets to take from that CPU (none: all it supports).
-# Each CPU's run streams its lines into $out_dir (default build-arm/sweep, or SWEEP_DIR), so an interrupted run's
-# finished chunks still count; the table says how many were compared. Throughput under qemu, NEON, exact forward:
-# 2^24 inputs in 3 to 17 s by chunk (~30 CPU-minutes for all 2^32, one function; docs/ACCURACY.md).
+# --table: run nothing, print the table of what the directory holds.
+#
+# Resumable: all 2^32 inputs take about 25 CPU-minutes per function and target under qemu (docs/ACCURACY.md), 20
+# CPU-hours for every Arm target, so the work spans runs. The lines accumulate in one directory (build-arm/sweep,
+# or SWEEP_DIR): x86.txt and arm.txt ("<vector bits> <target> <function> <chunk> <hash>", streamed, so an
+# interrupted run's finished chunks count); a run computes only the chunks of a listed target that the directory
+# lacks, and the table covers everything in it. The directory is stamped with the kernels that made its lines
+# (the git tree of src/, plus a hash of any uncommitted change there): a run on other kernels refuses to add to it.
+# Two runs may share the directory at once (appends are whole lines), each on its own targets or functions.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 functions=fwd-none,fwd-tanh,fwd-sigmoid,bwd-none,bwd-tanh,bwd-sigmoid
 chunks=0-255
 grad_out=one
+table_only=0
 cpus=()
 usage() {
   echo "arm_sweep.sh: $1" >&2
   echo "usage: scripts/arm_sweep.sh [--functions fwd-none,bwd-tanh,...] [--chunks A-B] [--grad-out one|hashed]" \
-    "[--cpu QEMU_CPU[/TARGET,...]]..." >&2
+    "[--cpu QEMU_CPU[/TARGET,...]]... [--table]" >&2
   exit 2
 }
 while (($#)); do
+  if [[ $1 == --table ]]; then table_only=1; shift; continue; fi
   (($# >= 2)) || usage "$1 needs a value"
   case $1 in
     --functions) functions=$2 ;;
@@ -40,62 +48,145 @@ while (($#)); do
   esac
   shift 2
 done
+[[ $chunks =~ ^([0-9]+)-([0-9]+)$ ]] && ((BASH_REMATCH[1] <= BASH_REMATCH[2] && BASH_REMATCH[2] <= 255)) ||
+  usage "--chunks $chunks: not A-B with 0 <= A <= B <= 255"
+first_chunk=${BASH_REMATCH[1]} last_chunk=${BASH_REMATCH[2]}
+[[ $grad_out == one || $grad_out == hashed ]] || usage "--grad-out $grad_out: not one or hashed"
 source scripts/arm_cpus.sh
 ((${#cpus[@]})) || cpus=("${arm_cpus[@]}")
+
+out_dir=${SWEEP_DIR:-build-arm/sweep}
+x86_file=$out_dir/x86.txt arm_file=$out_dir/arm.txt stamp_file=$out_dir/kernels
+
+# The table: every Arm line against the x86 line of its function and chunk. Every x86 target must agree on a
+# (function, chunk), else that chunk counts as differing for every Arm target; so does an Arm chunk without an
+# x86 line, and a chunk whose lines (from two runs) disagree. Rows: targets, then lengths, then functions in
+# their usual order. Exit status 1 when any chunk differs.
+print_table() {
+  echo "== $out_dir: $(cat "$stamp_file")"
+  awk -v chunk_inputs=$((1 << 24)) -v x86_file="$x86_file" '
+    FNR == 1 { arm = FILENAME != x86_file }
+    !arm {
+      key = $2 " " $3
+      if (key in x86 && x86[key] != $4) x86[key] = "disagree"; else if (!(key in x86)) x86[key] = $4
+      next
+    }
+    {
+      line = $1 " " $2 " " $3 " " $4
+      if (line in seen) { if (seen[line] != $5) unstable[line] = 1; next }
+      seen[line] = $5
+      row = $2 " " $1 " " $3
+      if (!(row in chunks)) {
+        fn = $3; hashed = sub(/\*hashed-grad-out$/, "", fn)
+        rank[row] = index("NEON SVE SVE2 SVE2_128 SVE_256 ", $2 " ") * 1e7 + $1 * 100 + \
+                    index("fwd-none fwd-tanh fwd-sigmoid bwd-none bwd-tanh bwd-sigmoid ", fn " ") + 60 * hashed
+        order[++rows] = row
+      }
+      chunks[row]++
+    }
+    END {
+      for (line in seen) {
+        split(line, f, " ")
+        row = f[2] " " f[1] " " f[3]
+        if (x86[f[3] " " f[4]] == seen[line] && !(line in unstable)) { equal[row]++; continue }
+        differing[row]++
+        if (!(row in first) || f[4] + 0 < first[row]) first[row] = f[4] + 0
+      }
+      for (i = 2; i <= rows; ++i)  # insertion sort by rank
+        for (j = i; j > 1 && rank[order[j]] < rank[order[j - 1]]; --j) {
+          t = order[j]; order[j] = order[j - 1]; order[j - 1] = t
+        }
+      printf "%-9s %-7s %-27s %16s %7s %10s %16s\n", "target", "vector", "function", "inputs compared", "equal",
+             "differing", "first differing"
+      bad = 0
+      for (r = 1; r <= rows; ++r) {
+        split(order[r], f, " ")
+        printf "%-9s %-7s %-27s %16.0f %7d %10d %16s\n", f[1], f[2] " b", f[3], chunks[order[r]] * chunk_inputs,
+               equal[order[r]], differing[order[r]], order[r] in first ? "chunk " first[order[r]] : "-"
+        bad += differing[order[r]]
+      }
+      exit bad > 0
+    }' "$x86_file" "$arm_file"
+}
+
+if ((table_only)); then
+  [[ -f $stamp_file ]] || { echo "arm_sweep.sh: $out_dir holds no sweep" >&2; exit 1; }
+  print_table
+  exit
+fi
 
 x86_build=build
 [[ -f $x86_build/build.ninja ]] || x86_build=build-x86
 for tree in build-arm "$x86_build"; do
   [[ -f $tree/build.ninja ]] || { echo "arm_sweep.sh: no $tree/build.ninja: run scripts/test_arm.sh first" >&2; exit 1; }
-  cmake --build "$tree" -j "$(nproc)" --target float_core_hash >/dev/null
+  # Two runs may start together (one per core, on different targets): one build at a time per tree.
+  flock "$tree/.arm_sweep.lock" cmake --build "$tree" -j "$(nproc)" --target float_core_hash >/dev/null
 done
-out_dir=${SWEEP_DIR:-build-arm/sweep}
+
+# The kernels the two builds were just made from.
+kernels="src/ tree $(git rev-parse HEAD:src)"
+if [[ -n $(git status --porcelain -- src) ]]; then
+  kernels+=" with uncommitted changes $({ git diff HEAD -- src; git ls-files -o --exclude-standard -z -- src |
+    xargs -0r cat; } | sha1sum | cut -c1-12)"
+fi
 mkdir -p "$out_dir"
-sweep=(--sweep --chunks "$chunks" --functions "$functions" --grad-out "$grad_out")
+if [[ -f $stamp_file && $(cat "$stamp_file") != "$kernels" ]]; then
+  echo "arm_sweep.sh: $out_dir holds the sweep of $(cat "$stamp_file"), not of these kernels ($kernels):" \
+    "move it away or set SWEEP_DIR" >&2
+  exit 1
+fi
+echo "$kernels" >"$stamp_file"
+touch "$x86_file" "$arm_file"
+
+# The chunk ranges "A-B" of --chunks for which $file lacks a line of target $2 (any target where $2 is empty) and
+# function $3 (the printed name) at vector length $1 (x86 lines have no length: empty).
+missing_ranges() {
+  awk -v bits="$1" -v target="$2" -v fn="$3" -v a="$first_chunk" -v b="$last_chunk" '
+    (bits == "" ? $2 == fn && (target == "" || $1 == target) \
+                : $1 == bits && $2 == target && $3 == fn) { have[bits == "" ? $3 : $4] = 1 }
+    END {
+      for (c = a; c <= b + 1; ++c) {
+        if (c <= b && !(c in have)) { if (start == "") start = c; continue }
+        if (start != "") { print start "-" (c - 1); start = "" }
+      }
+    }' "$file"
+}
+printed_name() { [[ $1 == bwd-* && $grad_out == hashed ]] && echo "$1*hashed-grad-out" || echo "$1"; }
 
 echo "== x86 ($x86_build), natively: $functions, chunks $chunks, grad_out $grad_out"
-"$x86_build/tests/float_core_hash" "${sweep[@]}" >"$out_dir/x86.txt"
-
-# One file per CPU: "<vector bits> <target> <function> <chunk> <hash>" lines.
-arm_files=()
-for i in "${!cpus[@]}"; do
-  cpu=$(arm_cpu "${cpus[$i]}") targets=$(arm_cpu_targets "${cpus[$i]}") bits=$(arm_cpu_bits "${cpus[$i]}")
-  file=$out_dir/arm-$i.txt
-  arm_files+=("$file")
-  echo "== Arm under qemu-aarch64 -cpu $cpu${targets:+ ($targets)}: $functions, chunks $chunks, grad_out $grad_out"
-  # A CPU none of whose listed targets runs the float core prints nothing (the table says so); other failures stop.
-  QEMU_CPU=$cpu qemu-aarch64-static -L /usr/aarch64-linux-gnu build-arm/tests/float_core_hash "${sweep[@]}" \
-    ${targets:+--targets "$targets"} 2>"$out_dir/arm-$i.err" | sed -u "s/^/$bits /" >"$file" || {
-    grep -q 'no float-core target' "$out_dir/arm-$i.err" || { cat "$out_dir/arm-$i.err" >&2; exit 1; }
-    echo "   no float-core target${targets:+ among $targets} at -cpu $cpu"
-  }
+file=$x86_file
+for function in ${functions//,/ }; do
+  for range in $(missing_ranges "" "" "$(printed_name "$function")"); do
+    # Appended only once complete: every x86 target's lines for the range, or none.
+    "$x86_build/tests/float_core_hash" --sweep --chunks "$range" --functions "$function" --grad-out "$grad_out" \
+      >"$out_dir/x86.part.$$"
+    cat "$out_dir/x86.part.$$" >>"$x86_file" && rm "$out_dir/x86.part.$$"
+  done
 done
 
-# The table. x86 lines: every x86 target must agree on each (function, chunk), else that chunk counts as
-# differing for every Arm target.
-awk -v chunk_inputs=$((1 << 24)) '
-  FNR == 1 { arm = FILENAME != x86_file }
-  !arm {
-    key = $2 " " $3
-    if (key in x86 && x86[key] != $4) x86[key] = "disagree"; else if (!(key in x86)) x86[key] = $4
-    next
-  }
-  {
-    row = $2 " " $1 " " $3
-    if (!(row in chunks)) order[++rows] = row
-    chunks[row]++
-    if (x86[$3 " " $4] == $5) equal[row]++
-    else { differing[row]++; if (!(row in first)) first[row] = $4 }
-  }
-  END {
-    printf "%-9s %-7s %-12s %16s %7s %10s %16s\n", "target", "vector", "function", "inputs compared", "equal",
-           "differing", "first differing"
-    bad = 0
-    for (r = 1; r <= rows; ++r) {
-      split(order[r], f, " ")
-      printf "%-9s %-7s %-12s %16.0f %7d %10d %16s\n", f[1], f[2] " b", f[3], chunks[order[r]] * chunk_inputs,
-             equal[order[r]], differing[order[r]], order[r] in first ? "chunk " first[order[r]] : "-"
-      bad += differing[order[r]]
-    }
-    exit bad > 0
-  }' x86_file="$out_dir/x86.txt" "$out_dir/x86.txt" "${arm_files[@]}"
+file=$arm_file
+for entry in "${cpus[@]}"; do
+  cpu=$(arm_cpu "$entry") targets=$(arm_cpu_targets "$entry") bits=$(arm_cpu_bits "$entry")
+  echo "== Arm under qemu-aarch64 -cpu $cpu${targets:+ ($targets)}: $functions, chunks $chunks, grad_out $grad_out"
+  # A CPU given without targets runs every chunk (which targets it reaches is known only by running it).
+  target_list=(${targets//,/ })
+  ((${#target_list[@]})) || target_list=("")
+  for target in "${target_list[@]}"; do
+    for function in ${functions//,/ }; do
+      ranges=$chunks
+      [[ -n $target ]] && ranges=$(missing_ranges "$bits" "$target" "$(printed_name "$function")")
+      for range in $ranges; do
+        QEMU_CPU=$cpu qemu-aarch64-static -L /usr/aarch64-linux-gnu build-arm/tests/float_core_hash --sweep \
+          --chunks "$range" --functions "$function" --grad-out "$grad_out" ${target:+--targets "$target"} \
+          2>"$out_dir/arm.err.$$" | sed -u "s/^/$bits /" >>"$arm_file" || {
+          # A CPU none of whose listed targets runs the float core prints nothing; other failures stop.
+          grep -q 'no float-core target' "$out_dir/arm.err.$$" || { cat "$out_dir/arm.err.$$" >&2; exit 1; }
+          echo "   no float-core target ${target:-at all} at -cpu $cpu"
+          break 2
+        }
+      done
+    done
+  done
+done
+rm -f "$out_dir/arm.err.$$"
+print_table
