@@ -16,12 +16,13 @@
 # --table: run nothing, print the table of what the directory holds.
 #
 # Resumable: all 2^32 inputs take about 25 CPU-minutes per function and target under qemu (docs/ACCURACY.md), 27
-# CPU-hours for every Arm target, so the work spans runs. The lines accumulate in one directory (build-arm/sweep,
-# or SWEEP_DIR): x86.txt and arm.txt ("<vector bits> <target> <function> <chunk> <hash>", streamed, so an
-# interrupted run's finished chunks count); a run computes only the chunks of a listed target that the directory
-# lacks, and the table covers everything in it. The directory is stamped with the kernels that made its lines
-# (the git tree of src/, plus a hash of any uncommitted change there): a run on other kernels refuses to add to it.
-# Two runs may share the directory at once (appends are whole lines), each on its own targets or functions.
+# CPU-hours for every Arm target, so the work spans runs, sessions and machines. The lines accumulate in one
+# committed directory (docs/arm-sweep, or SWEEP_DIR): x86.txt and arm.txt ("<vector bits> <target> <function>
+# <chunk> <hash>", streamed, so an interrupted run's finished chunks count); a run computes only the chunks of a
+# listed target that the directory lacks, and the table covers everything in it. The directory is stamped with the
+# kernels that made its lines (the git tree of src/, plus a hash of any uncommitted change there): a run on other
+# kernels refuses to add to it. Two runs may share the directory at once (appends are whole lines), each on its own
+# targets or functions.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -55,7 +56,7 @@ first_chunk=${BASH_REMATCH[1]} last_chunk=${BASH_REMATCH[2]}
 source scripts/arm_cpus.sh
 ((${#cpus[@]})) || cpus=("${arm_cpus[@]}")
 
-out_dir=${SWEEP_DIR:-build-arm/sweep}
+out_dir=${SWEEP_DIR:-docs/arm-sweep}
 x86_file=$out_dir/x86.txt arm_file=$out_dir/arm.txt stamp_file=$out_dir/kernels
 
 # The table: every Arm line against the x86 line of its function and chunk. Every x86 target must agree on a
@@ -137,6 +138,8 @@ if [[ -f $stamp_file && $(cat "$stamp_file") != "$kernels" ]]; then
 fi
 echo "$kernels" >"$stamp_file"
 touch "$x86_file" "$arm_file"
+scratch=$(mktemp -d)
+trap 'rm -rf "$scratch"' EXIT
 
 # The chunk ranges "A-B" of --chunks for which $file lacks a line of target $2 (any target where $2 is empty) and
 # function $3 (the printed name) at vector length $1 (x86 lines have no length: empty).
@@ -159,8 +162,8 @@ for function in ${functions//,/ }; do
   for range in $(missing_ranges "" "" "$(printed_name "$function")"); do
     # Appended only once complete: every x86 target's lines for the range, or none.
     "$x86_build/tests/float_core_hash" --sweep --chunks "$range" --functions "$function" --grad-out "$grad_out" \
-      >"$out_dir/x86.part.$$"
-    cat "$out_dir/x86.part.$$" >>"$x86_file" && rm "$out_dir/x86.part.$$"
+      >"$scratch/x86.part"
+    cat "$scratch/x86.part" >>"$x86_file" && rm "$scratch/x86.part"
   done
 done
 
@@ -178,9 +181,9 @@ for entry in "${cpus[@]}"; do
       for range in $ranges; do
         QEMU_CPU=$cpu qemu-aarch64-static -L /usr/aarch64-linux-gnu build-arm/tests/float_core_hash --sweep \
           --chunks "$range" --functions "$function" --grad-out "$grad_out" ${target:+--targets "$target"} \
-          2>"$out_dir/arm.err.$$" | sed -u "s/^/$bits /" >>"$arm_file" || {
+          2>"$scratch/arm.err" | sed -u "s/^/$bits /" >>"$arm_file" || {
           # A CPU none of whose listed targets runs the float core prints nothing; other failures stop.
-          grep -q 'no float-core target' "$out_dir/arm.err.$$" || { cat "$out_dir/arm.err.$$" >&2; exit 1; }
+          grep -q 'no float-core target' "$scratch/arm.err" || { cat "$scratch/arm.err" >&2; exit 1; }
           echo "   no float-core target ${target:-at all} at -cpu $cpu"
           break 2
         }
@@ -188,5 +191,4 @@ for entry in "${cpus[@]}"; do
     done
   done
 done
-rm -f "$out_dir/arm.err.$$"
 print_table
