@@ -26,7 +26,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-functions=fwd-none,fwd-tanh,fwd-sigmoid,bwd-none,bwd-tanh,bwd-sigmoid
+all_functions=fwd-none,fwd-tanh,fwd-sigmoid,bwd-none,bwd-tanh,bwd-sigmoid  # the table's order too
+functions=$all_functions
 chunks=0-255
 grad_out=one
 table_only=0
@@ -65,7 +66,7 @@ x86_file=$out_dir/x86.txt arm_file=$out_dir/arm.txt stamp_file=$out_dir/kernels
 # their usual order. Exit status 1 when any chunk differs.
 print_table() {
   echo "== $out_dir: $(cat "$stamp_file")"
-  awk -v chunk_inputs=$((1 << 24)) -v x86_file="$x86_file" '
+  awk -v chunk_inputs=$((1 << 24)) -v x86_file="$x86_file" -v all_functions="$all_functions" '
     FNR == 1 { arm = FILENAME != x86_file }
     !arm {
       key = $2 " " $3
@@ -79,8 +80,8 @@ print_table() {
       row = $2 " " $1 " " $3
       if (!(row in chunks)) {
         fn = $3; hashed = sub(/\*hashed-grad-out$/, "", fn)
-        rank[row] = index("NEON SVE SVE2 SVE2_128 SVE_256 ", $2 " ") * 1e7 + $1 * 100 + \
-                    index("fwd-none fwd-tanh fwd-sigmoid bwd-none bwd-tanh bwd-sigmoid ", fn " ") + 60 * hashed
+        rank[row] = index("NEON SVE SVE2 SVE2_128 SVE_256 ", $2 " ") * 1e7 + $1 * 1000 + \
+                    index("," all_functions ",", "," fn ",") + 100 * hashed
         order[++rows] = row
       }
       chunks[row]++
