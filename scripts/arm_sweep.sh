@@ -15,8 +15,8 @@
 # target); a --cpu replaces the list. After a '/', the targets to take from that CPU (none: all it supports).
 # --table: run nothing, print the table of what the directory holds.
 #
-# Resumable: all 2^32 inputs take about 25 CPU-minutes per function and target under qemu (docs/ACCURACY.md), 27
-# CPU-hours for every Arm target, so the work spans runs, sessions and machines. The lines accumulate in one
+# Resumable: under qemu every Arm target takes more than a session (docs/ACCURACY.md gives the time), so the work
+# spans runs, sessions and machines. The lines accumulate in one
 # committed directory (docs/arm-sweep, or SWEEP_DIR): x86.txt and arm.txt ("<vector bits> <target> <function>
 # <chunk> <hash>", streamed, so an interrupted run's finished chunks count); a run computes only the chunks of a
 # listed target that the directory lacks, and the table covers everything in it. The directory is stamped with the
