@@ -34,6 +34,30 @@ cmake --build build-arm -j "$jobs" --target "${arm_tests[@]}"
 # runs emulated, ~100x slower), the other random samples of gelu_f32_test scaled alike.
 qemu=(qemu-aarch64-static -L /usr/aarch64-linux-gnu)
 export GELU_RANDOM_INPUTS=2000
+# Each run below is one single-threaded qemu process, so they run side by side, all at once (the longest, SVE at
+# 2048 bits, about half of the section's CPU time, bounds its wall time); each run's output is printed whole, in
+# the order they were started.
+job_dir=$(mktemp -d)
+trap 'rm -rf "$job_dir"' EXIT
+job_pids=() job_commands=()
+spawn() {  # command...: runs it in the background, its stdout and stderr to files of $job_dir
+  local n=${#job_pids[@]}
+  "$@" >"$job_dir/$n.out" 2>"$job_dir/$n.err" &
+  job_pids+=($!) job_commands+=("$*")
+}
+# Waits for each spawned command in start order, printing its stdout, then its stderr, then its exit status where
+# not 0; fails if any was not.
+join_all() {
+  local n status failed=0
+  for n in "${!job_pids[@]}"; do
+    status=0
+    wait "${job_pids[n]}" || status=$?
+    cat "$job_dir/$n.out" "$job_dir/$n.err"
+    ((status == 0)) || { echo "Arm: exit status $status: ${job_commands[n]}"; failed=1; }
+  done
+  job_pids=() job_commands=()
+  return $failed
+}
 run() {  # cpu, gtest filter, executables...
   local cpu=$1 filter=$2
   shift 2
@@ -46,14 +70,15 @@ f32_f64=(gelu_f32_test f64/gelu_f64_test)
 untargeted=GeluF64Reference.*:
 for entry in "${arm_cpus[@]}"; do
   targets=$(arm_cpu_targets "$entry")
-  run "$(arm_cpu "$entry")" "*/${targets//,/:*/}:$untargeted-GeluF64Sample.*" "${f32_f64[@]}"
+  spawn run "$(arm_cpu "$entry")" "*/${targets//,/:*/}:$untargeted-GeluF64Sample.*" "${f32_f64[@]}"
   untargeted=
 done
 # The 16-bit float path (float core, then the hardware's fp16 conversion or bf16 rounding on the bits, and the
 # double path near a midpoint) against the correctly rounded double path, all 65,536 inputs of each form:
 # NEON and every SVE target at the shortest length (the second CPU), and SVE, SVE2 at the longest (the last).
-run "$(arm_cpu "${arm_cpus[1]}")" '*' half/half_round_test
-run "$(arm_cpu "${arm_cpus[-1]}")" '*/SVE:*/SVE2' half/half_round_test
+spawn run "$(arm_cpu "${arm_cpus[1]}")" '*' half/half_round_test
+spawn run "$(arm_cpu "${arm_cpus[-1]}")" '*/SVE:*/SVE2' half/half_round_test
+join_all || exit 1
 
 # NEON and SVE compute the x86 float core's bits (same source, FMA everywhere): one hash per function over every
 # float-core target, the x86 ones (AVX3 where the CPU has it, AVX2) natively and the Arm ones under qemu (NEON;
@@ -78,11 +103,13 @@ same_hashes() {  # what, x86 output, Arm output
   fi
 }
 x86_hashes=$("$x86_build/tests/float_core_hash" 22)
-arm_hashes=""
-for entry in "${arm_cpus[@]:1}"; do  # the SVE CPUs: each hashes every float-core target it supports, NEON included
-  arm_hashes+=$(QEMU_CPU=$(arm_cpu "$entry") "${qemu[@]}" build-arm/tests/float_core_hash 22 |
-    sed "s/^\([^ ]*\) /\1@$(arm_cpu_bits "$entry")bit /")$'\n'
-done
+arm_float_core_hashes() {  # entry: the hashes of every float-core target its CPU supports, NEON included
+  QEMU_CPU=$(arm_cpu "$1") "${qemu[@]}" build-arm/tests/float_core_hash 22 |
+    sed "s/^\([^ ]*\) /\1@$(arm_cpu_bits "$1")bit /"
+}
+for entry in "${arm_cpus[@]:1}"; do spawn arm_float_core_hashes "$entry"; done  # the SVE CPUs
+join_all >"$job_dir/arm_hashes" || { cat "$job_dir/arm_hashes"; echo "Arm: float_core_hash failed"; exit 1; }
+arm_hashes=$(<"$job_dir/arm_hashes")
 for target in NEON SVE@128bit SVE2_128 SVE_256 SVE@2048bit SVE2@2048bit; do
   grep -q "^$target" <<<"$arm_hashes" || { echo "no $target line from the Arm build"; exit 1; }
 done
