@@ -238,6 +238,14 @@ TEST(GeluExhaustiveTest, F32AllInputsAllFunctionsAllTargets) {
     std::vector<std::jthread> pool;
     for (unsigned w = 0; w < workers; ++w) {
       pool.emplace_back([&, w] {
+        // This thread's accumulators, updated for every input and function: allocated here, from this thread's
+        // malloc arena, and moved into the shared tables after the sweep. Allocated by one thread next to each
+        // other, the threads' counters share cache lines that then move between the cores on every update (the
+        // whole sweep 1.26x slower on a 2-core Xeon, docs/EXPERIMENTS.md).
+        std::vector<std::vector<Worst>> my_worst(num_targets, std::vector<Worst>(kNumFunctions));
+        std::vector<std::vector<ZeroGradOutSign>> my_zero_sign_errors(
+            num_targets, std::vector<ZeroGradOutSign>(kNumFunctions));
+        std::vector<uint32_t> my_swept(num_targets);
         std::vector<float> x(kChunk), ones(kChunk, 1.0f), y_zero(kChunk);
         const std::vector<float> zeros[2] = {std::vector<float>(kChunk, 0.0f), std::vector<float>(kChunk, -0.0f)};
         std::vector<std::vector<std::vector<float>>> y(
@@ -250,7 +258,7 @@ TEST(GeluExhaustiveTest, F32AllInputsAllFunctionsAllTargets) {
           }
           for (size_t t = 0; t < num_targets; ++t) {
             if (active) {
-              swept[w][t] += std::strcmp(gelu_simd_target(), hwy::TargetName(targets[t])) == 0;
+              my_swept[t] += std::strcmp(gelu_simd_target(), hwy::TargetName(targets[t])) == 0;
               for (size_t f = 0; f < kNumFunctions; ++f) {
                 const Function& fn = kFunctions[f];
                 float* out = y[t][f].data();
@@ -258,7 +266,7 @@ TEST(GeluExhaustiveTest, F32AllInputsAllFunctionsAllTargets) {
                 const gelu_status s = fn.backward() ? gelu_backward_f32(ones.data(), x.data(), out, kChunk, a)
                                                     : gelu_forward_f32(x.data(), out, kChunk, a);
                 EXPECT_EQ(s, GELU_OK);
-                if (fn.backward()) zero_sign_errors[w][t][f].Run(x.data(), a, kChunk, zeros, y_zero.data());
+                if (fn.backward()) my_zero_sign_errors[t][f].Run(x.data(), a, kChunk, zeros, y_zero.data());
               }
             }
             sync.arrive_and_wait();
@@ -279,20 +287,23 @@ TEST(GeluExhaustiveTest, F32AllInputsAllFunctionsAllTargets) {
               const double r = derivative ? ref[fn.form()].derivative : ref[fn.form()].value;
               const float y0 = y[0][f][i];
               const double e0 = Worst::Error(x[i], y0, r, derivative);
-              worst[w][0][f].AddError(x[i], y0, r, derivative, e0);
+              my_worst[0][f].AddError(x[i], y0, r, derivative, e0);
               for (size_t t = 1; t < num_targets; ++t) {
                 const float yt = y[t][f][i];
                 const bool same = std::bit_cast<uint32_t>(yt) == std::bit_cast<uint32_t>(y0);
-                worst[w][t][f].AddError(x[i], yt, r, derivative, same ? e0 : Worst::Error(x[i], yt, r, derivative));
+                my_worst[t][f].AddError(x[i], yt, r, derivative, same ? e0 : Worst::Error(x[i], yt, r, derivative));
               }
               if (derivative) {
                 for (size_t t = 0; t < num_targets; ++t) {
-                  zero_sign_errors[w][t][f].Check(i, x[i], r, y[t][f][i], fn.f32_abs);
+                  my_zero_sign_errors[t][f].Check(i, x[i], r, y[t][f][i], fn.f32_abs);
                 }
               }
             }
           }
         }
+        worst[w] = std::move(my_worst);
+        zero_sign_errors[w] = std::move(my_zero_sign_errors);
+        swept[w] = std::move(my_swept);
       });
     }
   }  // jthreads join here
