@@ -5,7 +5,8 @@
 # the Arm build under qemu-aarch64 per emulated CPU and target, each printing one hash per (target, function,
 # chunk of 2^24 consecutive bit patterns; grad_out 1, or with --grad-out hashed from a hash of x's bits), compares
 # every Arm line with the x86 line of the same function and chunk, and prints a table: target, vector length,
-# function, inputs compared, chunks equal / differing, the first differing chunk. Where an Arm target's chunks are
+# function, inputs compared, chunks equal / differing, the first differing chunk; under it, what is proven, what
+# is equal so far and what is not run, per target and length of scripts/arm_cpus.sh. Where an Arm target's chunks are
 # all equal with grad_out 1, the x86 exhaustive proof (docs/ACCURACY.md; its backward is f', grad_out 1) holds for
 # it on those inputs. Not in CI (CI compares 2^22 inputs, scripts/test_arm.sh); run once per kernel change, on the
 # trees scripts/test_arm.sh builds (build-arm; build or build-x86).
@@ -63,10 +64,17 @@ x86_file=$out_dir/x86.txt arm_file=$out_dir/arm.txt stamp_file=$out_dir/kernels
 # The table: every Arm line against the x86 line of its function and chunk. Every x86 target must agree on a
 # (function, chunk), else that chunk counts as differing for every Arm target; so does an Arm chunk without an
 # x86 line, and a chunk whose lines (from two runs) disagree. Rows: targets, then lengths, then functions in
-# their usual order. Exit status 1 when any chunk differs.
+# their usual order. Under the table, the status of every target and length of scripts/arm_cpus.sh for every
+# function with grad_out 1: proven (all 256 chunks equal, so the x86 exhaustive bounds hold), equal on the
+# chunks compared so far, differing, or not run. Exit status 1 when any chunk differs.
 print_table() {
+  local configs="" entry t
+  for entry in "${arm_cpus[@]}"; do
+    for t in $(arm_cpu_targets "$entry" | tr , ' '); do configs+="$t $(arm_cpu_bits "$entry"),"; done
+  done
   echo "== $out_dir: $(cat "$stamp_file")"
-  awk -v chunk_inputs=$((1 << 24)) -v x86_file="$x86_file" -v all_functions="$all_functions" '
+  awk -v chunk_inputs=$((1 << 24)) -v x86_file="$x86_file" -v all_functions="$all_functions" \
+      -v configs="${configs%,}" '
     FNR == 1 { arm = FILENAME != x86_file }
     !arm {
       key = $2 " " $3
@@ -85,6 +93,14 @@ print_table() {
         order[++rows] = row
       }
       chunks[row]++
+      if (!(row in low) || $4 + 0 < low[row]) low[row] = $4 + 0
+      if (!(row in high) || $4 + 0 > high[row]) high[row] = $4 + 0
+    }
+    # Appends a line "  name: item" to the status list s, or ", item" when name is the one last added.
+    function status_add(s, name, item) {
+      if (last[s] == name) { list[s] = list[s] ", " item; return }
+      list[s] = list[s] "\n  " name ": " item
+      last[s] = name
     }
     END {
       for (line in seen) {
@@ -106,6 +122,40 @@ print_table() {
         printf "%-9s %-7s %-27s %16.0f %7d %10d %16s\n", f[1], f[2] " b", f[3], chunks[order[r]] * chunk_inputs,
                equal[order[r]], differing[order[r]], order[r] in first ? "chunk " first[order[r]] : "-"
         bad += differing[order[r]]
+      }
+      nf = split(all_functions, fns, ",")
+      nc = split(configs, cfg, ",")
+      for (c = 1; c <= nc; ++c) {
+        split(cfg[c], tb, " ")
+        name = tb[1] " " tb[2] " b"
+        proven_fns = 0
+        run_fns = 0
+        for (k = 1; k <= nf; ++k) run_fns += (tb[1] " " tb[2] " " fns[k]) in chunks
+        if (run_fns == 0) { status_add("not run", name, "every function"); continue }
+        for (k = 1; k <= nf; ++k) {
+          row = tb[1] " " tb[2] " " fns[k]
+          if (!(row in chunks)) { status_add("not run", name, fns[k]); continue }
+          if (differing[row] > 0) { status_add("differing", name, fns[k] " (first chunk " first[row] ")"); continue }
+          if (equal[row] == 256) { ++proven_fns; continue }
+          span = high[row] - low[row] + 1 == equal[row] ? "chunks " low[row] "-" high[row] : equal[row] " chunks"
+          status_add("equal so far", name, fns[k] " (" span ")")
+        }
+        if (proven_fns == nf) status_add("proven", name, "every function")
+        else
+          for (k = 1; k <= nf; ++k) {
+            row = tb[1] " " tb[2] " " fns[k]
+            if (equal[row] == 256 && differing[row] == 0) status_add("proven", name, fns[k])
+          }
+      }
+      heading["proven"] = "proven, every chunk equal (all 2^32 inputs, grad_out 1)"
+      heading["equal so far"] = "equal on every chunk compared, not yet all 256"
+      heading["differing"] = "differing"
+      heading["not run"] = "not run"
+      split("proven,equal so far,differing,not run", statuses, ",")
+      printf "\n"
+      for (k = 1; k <= 4; ++k) {
+        if (statuses[k] == "differing" && list["differing"] == "") continue
+        printf "%s:%s\n", heading[statuses[k]], list[statuses[k]] == "" ? " none" : list[statuses[k]]
       }
       exit bad > 0
     }' "$x86_file" "$arm_file"
