@@ -219,13 +219,11 @@ TEST(GeluExhaustiveTest, F32AllInputsAllFunctionsAllTargets) {
   gelu_set_num_threads(1);  // the test's own threads split the work; each library call stays on its thread
   const unsigned workers = std::max(1u, std::thread::hardware_concurrency());
 
-  // worst[w][target][function]
-  std::vector<std::vector<std::vector<Worst>>> worst(
-      workers, std::vector<std::vector<Worst>>(num_targets, std::vector<Worst>(kNumFunctions)));
-  // swept[w][target]: chunks that worker w computed with the library dispatched to that target
-  std::vector<std::vector<uint32_t>> swept(workers, std::vector<uint32_t>(num_targets));
-  std::vector<std::vector<std::vector<ZeroGradOutSign>>> zero_sign_errors(
-      workers, std::vector<std::vector<ZeroGradOutSign>>(num_targets, std::vector<ZeroGradOutSign>(kNumFunctions)));
+  // Filled by worker w at the end of its sweep: worst[w][target][function], zero_sign_errors[w][target][function],
+  // swept[w][target] (the chunks that worker w computed with the library dispatched to that target).
+  std::vector<std::vector<std::vector<Worst>>> worst(workers);
+  std::vector<std::vector<std::vector<ZeroGradOutSign>>> zero_sign_errors(workers);
+  std::vector<std::vector<uint32_t>> swept(workers);
 
   const auto start = std::chrono::steady_clock::now();
   size_t turn = 0;
@@ -240,8 +238,8 @@ TEST(GeluExhaustiveTest, F32AllInputsAllFunctionsAllTargets) {
       pool.emplace_back([&, w] {
         // This thread's accumulators, updated for every input and function: allocated here, from this thread's
         // malloc arena, and moved into the shared tables after the sweep. Allocated by one thread next to each
-        // other, the threads' counters share cache lines that then move between the cores on every update (the
-        // whole sweep 1.26x slower on a 2-core Xeon, docs/EXPERIMENTS.md).
+        // other, the threads' counters share cache lines that then move between the cores on every update
+        // (docs/EXPERIMENTS.md, "Test time").
         std::vector<std::vector<Worst>> my_worst(num_targets, std::vector<Worst>(kNumFunctions));
         std::vector<std::vector<ZeroGradOutSign>> my_zero_sign_errors(
             num_targets, std::vector<ZeroGradOutSign>(kNumFunctions));

@@ -7,8 +7,7 @@
 // Without a GPU: the host evaluation against the CPU library over all 2^32 float32 inputs (the same x and
 // grad_out as the device check), so that with bench/gpu/check.sh (device == host evaluation, every input) the
 // CUDA float32 results are the CPU library's on every input. CTest label `exhaustive`: the host side evaluates
-// 2^32 elements per function, one at a time (90-230 s each on 2 cores of an AVX-512 Xeon, the sigmoid forward
-// the slowest).
+// 2^32 elements per function, one at a time (its time: docs/EXPERIMENTS.md, "Test time").
 #include <gtest/gtest.h>
 
 #include <string>

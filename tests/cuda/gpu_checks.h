@@ -136,8 +136,8 @@ void HostEvalOpLoop(const void* g, const void* x, void* y, size_t begin, size_t 
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__CUDACC__)
 #define GELU_HOST_EVAL_FMA_CLONE 1
 // The element functions write every fused multiply-add as std::fma (gelu_scalar.h). Compiled for baseline x86-64
-// (no FMA instruction), each is a call into libm's fma: 60 % of the time of the 2^32-input host sweeps
-// (gelu_cuda_exhaustive_test, perf on an AVX-512 Xeon). This clone, taken on CPUs with FMA, inlines the whole
+// (no FMA instruction), each is a call into libm's fma, most of the 2^32-input host sweeps' time
+// (docs/EXPERIMENTS.md, "Test time"). This clone, taken on CPUs with FMA, inlines the whole
 // evaluation (flatten) into code that may use vfmadd, which rounds once as libm's fma does: the same bits.
 // -ffp-contract=off still holds in it, so no other a * b + c is fused.
 template <class Op>
