@@ -157,6 +157,36 @@ TEST_P(GeluF32Test, SpecialValuesBitwise) {
   EXPECT_LT(Forward(0x1.563dbp+2f, GELU_APPROXIMATE_NONE), 0x1.563dbp+2f);
 }
 
+// Far below the root f'(x) < 0 is tiny but nonzero at every finite x, so an infinite grad_out gives the infinity
+// of the opposite sign (IEEE's product), and every finite grad_out the zero of the sign of grad_out * -0; at
+// x = -inf, f' = +0 and inf * +0 is NaN. Checked in the lanes that kernels select (x <= -kTailZeroFrom, from -14.5
+// to -116.75 by form and direction) in one array with ordinary lanes, so that the vector loop's blend is exercised.
+TEST_P(GeluF32Test, InfiniteAndHugeGradOutInTheFarNegativeTail) {
+  const float inf = std::numeric_limits<float>::infinity();
+  const float xs[] = {-117.0f, -200.0f, -1e20f, -FLT_MAX, -inf, -1.0f, 0.5f};
+  for (gelu_approximate a : kForms) {
+    SCOPED_TRACE(a);
+    for (float g : {inf, -inf, FLT_MAX, -FLT_MAX}) {
+      std::vector<float> x, grad, y;
+      for (int i = 0; i < 16; ++i) {  // 16 copies of the list: whole vectors on every target
+        for (float v : xs) x.push_back(v), grad.push_back(g);
+      }
+      y.assign(x.size(), 1.0f);
+      ASSERT_EQ(gelu_backward_f32(grad.data(), x.data(), y.data(), x.size(), a), GELU_OK);
+      for (size_t i = 0; i < x.size(); ++i) {
+        if (x[i] == -inf) {
+          EXPECT_EQ(Bits(y[i]), Bits(g * 0.0f)) << "x=-inf g=" << g;  // NaN for an infinite g, else a signed zero
+        } else if (x[i] < -100.0f) {
+          EXPECT_EQ(Bits(y[i]), Bits(std::isinf(g) ? -g : g * -0.0f)) << "x=" << x[i] << " g=" << g;
+        } else {
+          // Ordinary lanes (the core): with a finite g, the product's sign.
+          if (!std::isinf(g)) EXPECT_EQ(std::signbit(y[i]), std::signbit(Derivative(x[i], a) * g)) << x[i];
+        }
+      }
+    }
+  }
+}
+
 TEST_P(GeluF32Test, EdgesAndThresholdsAgainstReference) {
   std::vector<float> x;
   const float edges[] = {FLT_TRUE_MIN, 2 * FLT_TRUE_MIN, FLT_MIN, std::nextafter(FLT_MIN, 0.f), 1e-30f, 1e-10f,

@@ -115,6 +115,24 @@ def identity_from(name):
     return t
 
 
+def zero_from(name):
+    """The smallest multiple of 1/8 from which x = -t gives a zero: |f(-t)| < 2^-151 (forward) or |f'(-t)| < 2^-279
+    (derivative) for every t >= it. Then f(x) rounds to -0, and grad_out f'(x) to the zero of the sign of
+    grad_out * -0 for every finite grad_out (|grad_out| < 2^128, so the product stays below 2^-151): kernels return
+    those zeros by selection, without the tail or the double path. The margin of a factor 2 below half the least
+    subnormal (2^-150) keeps the double path's own result, accurate to far better than 2^-30 relative, rounding to
+    the same zero. Both quantities decrease in t here; checked at 2000 points up to 4 times it."""
+    form, forward = (name[:-7], True) if name.endswith("Forward") else (name[:-10], False)
+    exponent = (lambda t: t * t / 2) if form == "Exact" else (lambda t: sigmoid_parts(form, t)[0])
+    size = lambda t: fitted(name, t) * mp.exp(-exponent(t))  # |f(-t)| or |f'(-t)|
+    bound = mp.mpf(2) ** (-151 if forward else -279)
+    t = mp.mpf("3.875")
+    while size(t) >= bound:
+        t += mp.mpf(1) / 8
+    assert all(size(t + i * 3 * t / 1999) < bound for i in range(2000))
+    return t
+
+
 def hexf(v):
     if v == 0:
         return "0"
@@ -158,6 +176,12 @@ def main():
     for name in ["ExactForward", "TanhForward", "SigmoidForward", "ExactDerivative", "TanhDerivative",
                  "SigmoidDerivative"]:
         print(f"inline constexpr float kTailIdentityFrom{name} = {hexf(identity_from(name))}f;")
+    print("// Per function, the t from which x = -t gives a zero: |f(-t)| < 2^-151 or |f'(-t)| < 2^-279 for t >= it")
+    print("// (zero_from in tail_intervals.py); kernels return -0 (forward) or grad_out * -0 (derivative) there by")
+    print("// selection, and the exhaustive suite checks every input.")
+    for name in ["ExactForward", "TanhForward", "SigmoidForward", "ExactDerivative", "TanhDerivative",
+                 "SigmoidDerivative"]:
+        print(f"inline constexpr float kTailZeroFrom{name} = {hexf(zero_from(name))}f;")
     exp_tables()
     for name in ["ExactForward", "TanhForward", "SigmoidForward", "ExactDerivative", "TanhDerivative",
                  "SigmoidDerivative"]:

@@ -165,6 +165,15 @@ inline constexpr float kTailIdentityFromSigmoidForward = 0x1.54p+3f;
 inline constexpr float kTailIdentityFromExactDerivative = 0x1.9p+2f;
 inline constexpr float kTailIdentityFromTanhDerivative = 0x1.7p+2f;
 inline constexpr float kTailIdentityFromSigmoidDerivative = 0x1.8cp+3f;
+// Per function, the t from which x = -t gives a zero: |f(-t)| < 2^-151 or |f'(-t)| < 2^-279 for t >= it
+// (zero_from in tail_intervals.py); kernels return -0 (forward) or grad_out * -0 (derivative) there by
+// selection, and the exhaustive suite checks every input.
+inline constexpr float kTailZeroFromExactForward = 0x1.dp+3f;
+inline constexpr float kTailZeroFromTanhForward = 0x1.5cp+3f;
+inline constexpr float kTailZeroFromSigmoidForward = 0x1p+6f;
+inline constexpr float kTailZeroFromExactDerivative = 0x1.3ep+4f;
+inline constexpr float kTailZeroFromTanhDerivative = 0x1.b4p+3f;
+inline constexpr float kTailZeroFromSigmoidDerivative = 0x1.d3p+6f;
 inline constexpr float kTailExpLn2Over32Hi = 0x1.62cp-6f;
 inline constexpr float kTailExpLn2Over32Mid = 0x1.217f7ep-17f;
 inline constexpr float kTailExpLn2Over32Lo = -0x1.c610cap-42f;

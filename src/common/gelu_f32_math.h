@@ -27,8 +27,10 @@
 //               A and B smooth: degree-5 polynomials on 32 intervals spaced 8 to a binade (worst relative fit
 //               2^-29, scripts/fit/tail_intervals.py), E as a float pair, exp(-E) = 2^-m 2^(-j/32) e^-r with a
 //               float-pair table and a degree-4 Taylor e^-r, the product carried as hi + lo and rounded once, then
-//               scaled exactly; f(t) = t + f(-t) and f'(t) = 1 - f'(-t) on the positive side. Where x < 0 gives a
-//               result below 2^-126 (the scaling would round twice), for -inf and NaN: the proven double path of
+//               scaled exactly; f(t) = t + f(-t) and f'(t) = 1 - f'(-t) on the positive side. For NaN and
+//               x <= -kTailZeroFrom<Function> (|f| < 2^-151, |f'| < 2^-279: -inf included) the result is selected:
+//               x + x, -0, or grad_out times -0 (AboveTailZero, TailZeroOrNaN). Where x < 0 between them gives a
+//               result below 2^-126 (the scaling would round twice): the proven double path of
 //               src/common/gelu_scalar.h (DoublePathScalar), rounded once. From x >= kTailIdentityFrom<Function>
 //               the result is x or grad_out (TailIdentity), returned without the tail. The sigmoid form's
 //               lanes with |x| < kRingEnd = 11.875 outside the core (its "ring": 60% of U[-10, 10]) skip the tail
@@ -168,6 +170,7 @@ GELU_HD float ForwardF32Form(float x) {
   if constexpr (F32Form<kForm>::kHasRing) {
     if (InRing(o, x)) return RingF32<kForm, false>(o, x, 1.0f);
   }
+  if (!AboveTailZero<kForm, false>(o, x)) return TailZeroOrNaN<false>(o, x, 1.0f);
   bool valid;
   const float tail = TailF32<kForm, false>(o, x, 1.0f, valid);
   return valid ? tail : ForwardF32ViaDoublePath(x, kForm);
@@ -180,6 +183,7 @@ GELU_HD float BackwardF32Form(float grad_out, float x) {
   if constexpr (F32Form<kForm>::kHasRing) {
     if (InRing(o, x)) return RingF32<kForm, true>(o, x, grad_out);
   }
+  if (!AboveTailZero<kForm, true>(o, x)) return TailZeroOrNaN<true>(o, x, grad_out);
   bool valid;
   const float tail = TailF32<kForm, true>(o, x, grad_out, valid);
   return valid ? tail : BackwardF32ViaDoublePath(grad_out, x, kForm);

@@ -41,8 +41,9 @@ namespace hn = hwy::HWY_NAMESPACE;
 // common::DoublePathScalar.
 #include "src/common/gelu_in_double.inc"
 
-// The lanes of one vector that TailF32 leaves invalid (rare: f(x) or f'(x) below 2^-126 in magnitude for x < 0,
-// -inf, NaN): the proven double path, y = f(x) or g * f'(x) in double rounded once, as
+// The lanes of one vector that TailF32 leaves invalid (rare: f(x) or f'(x) below 2^-126 in magnitude for
+// -kTailZeroFrom < x < 0; NaN and the zeros below are selected before, TailZeroOrNaN): the proven double path,
+// y = f(x) or g * f'(x) in double rounded once, as
 // common::ForwardF32ViaDoublePath / BackwardF32ViaDoublePath.
 template <int kForm, bool kBackward, class DF, class V = hn::Vec<DF>>
 HWY_NOINLINE V FallbackLanesF32(DF df, V x, V g) {
@@ -324,6 +325,14 @@ HWY_INLINE void GeluF32Run(const float* g, const float* x, float* y, size_t coun
           tail = hn::AndNot(ring, tail);
         }
         v = hn::IfThenElse(identity, kBackward ? gv : xv, v);
+        // NaN and x <= -kTailZeroFrom (-inf included): a zero or the NaN, by selection (TailZeroOrNaN), never
+        // through the tail and the double path: an array of them runs near the core's rate.
+        const auto above_zero = gelu::HWY_NAMESPACE::AboveTailZero<kForm, kBackward>(o, xv);
+        if (HWY_UNLIKELY(!hn::AllTrue(df, hn::Or(above_zero, hn::Not(tail))))) {
+          v = hn::IfThenElse(hn::AndNot(above_zero, tail),
+                             gelu::HWY_NAMESPACE::TailZeroOrNaN<kBackward>(o, xv, gv), v);
+          tail = hn::And(tail, above_zero);
+        }
         tail_bits = MaskBits(df, tail);
         if (tail_bits != 0) {
           CompactLanes<decltype(df)>(xv, tail, tail_bits, tail_x + tails);
