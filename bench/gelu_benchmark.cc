@@ -9,7 +9,7 @@
 //     op       fwd | bwd | copy          dtype  f32 | f64
 //     form     none | tanh | sigmoid     (oneDNN: none = eltwise_gelu_erf, tanh = eltwise_gelu_tanh; copy: -)
 //     dist     normal = N(0,1), what transformer pre-activations look like; uniform = U[-10,10], tail-heavy
-//              (XNNPACK bench/utils.h; never below -10, where the tail path costs more: input_range_rates.cc);
+//              (XNNPACK bench/utils.h; never below -10, where the tail path costs more: cost_by_class.cc);
 //              copy: -
 //     threads  t1 (gelu_set_num_threads(1), omp_set_num_threads(1)) | tall (0 = every hardware thread)
 //     n        elements: 4096, 65536, 1048576, 16777216
