@@ -347,7 +347,7 @@ TEST(GeluExhaustiveTest, F32AllInputsAllFunctionsAllTargets) {
 
 // The premise of the kernels' identity lanes (common::TailIdentity): from kTailIdentityFrom<Function> up, the float
 // tail gives exactly x (forward) or grad_out (backward), so a kernel may return those without evaluating it. Every
-// float from there to kTailTMax<Form> is checked through the shared scalar TailF32 (the vector targets compute the
+// float from there to kTailTMax<Function> is checked through the shared scalar TailF32 (the vector targets compute the
 // same bits); beyond kTailTMax TailF32 uses kTailTMax's tables and E, so a few points stand for the rest. Backward:
 // grad_out = 1 and 0x1.fffffep0 (the largest significand) bound |f'(-t)| by 2^-25 and so cover every grad_out.
 template <int kForm, bool kDerivative>
@@ -390,12 +390,12 @@ void CheckTailIdentity(float from, float tmax) {
 
 TEST(GeluExhaustiveTest, TailIdentityLanesMatchTheTail) {
   namespace c = gelu::common;
-  CheckTailIdentity<0, false>(c::kTailIdentityFromExactForward, c::kTailTMaxExact);
-  CheckTailIdentity<1, false>(c::kTailIdentityFromTanhForward, c::kTailTMaxTanh);
-  CheckTailIdentity<2, false>(c::kTailIdentityFromSigmoidForward, c::kTailTMaxSigmoid);
-  CheckTailIdentity<0, true>(c::kTailIdentityFromExactDerivative, c::kTailTMaxExact);
-  CheckTailIdentity<1, true>(c::kTailIdentityFromTanhDerivative, c::kTailTMaxTanh);
-  CheckTailIdentity<2, true>(c::kTailIdentityFromSigmoidDerivative, c::kTailTMaxSigmoid);
+  CheckTailIdentity<0, false>(c::kTailIdentityFromExactForward, c::kTailTMaxExactForward);
+  CheckTailIdentity<1, false>(c::kTailIdentityFromTanhForward, c::kTailTMaxTanhForward);
+  CheckTailIdentity<2, false>(c::kTailIdentityFromSigmoidForward, c::kTailTMaxSigmoidForward);
+  CheckTailIdentity<0, true>(c::kTailIdentityFromExactDerivative, c::kTailTMaxExactDerivative);
+  CheckTailIdentity<1, true>(c::kTailIdentityFromTanhDerivative, c::kTailTMaxTanhDerivative);
+  CheckTailIdentity<2, true>(c::kTailIdentityFromSigmoidDerivative, c::kTailTMaxSigmoidDerivative);
 }
 
 }  // namespace

@@ -30,9 +30,9 @@ DEGREE = int(sys.argv[1]) if len(sys.argv) > 1 else 5
 K2 = 2 * mp.sqrt(2 / mp.pi)
 C3 = mp.mpf("0.044715")
 SIG = mp.mpf("1.702")
-# The largest t each form's table serves (printed as kTailTMax).
 FORMS = ["Exact", "Tanh", "Sigmoid"]
-T_MAX = {"Exact": mp.mpf("14.25"), "Tanh": mp.mpf("10.5"), "Sigmoid": mp.mpf(60)}
+# The last column ends at 64 (columns spaced 8 to a binade from 4); a table serves t below it.
+T_TABLE_END = 64
 
 
 def mills(t):  # Phi(-t) e^{t^2/2}
@@ -87,10 +87,11 @@ def fit_interval(name, k):
     dlo, dhi = lo - c, hi - c
     coeffs = fit_rest(f, [], dlo, dhi)
     a0hi = f32(coeffs[0])
-    a0lo = f32(coeffs[0] - a0hi)
+    w = max(abs(dlo), abs(dhi))
+    a0lo = flushed(coeffs[0] - a0hi, 1 / abs(a0hi))
     fixed = [a0hi + a0lo]
     while len(fixed) <= DEGREE:
-        fixed.append(f32(fit_rest(f, fixed, dlo, dhi)[0]))
+        fixed.append(flushed(fit_rest(f, fixed, dlo, dhi)[0], w ** len(fixed) / abs(a0hi)))
     worst = max(abs(sum(a * d**j for j, a in enumerate(fixed)) / f(d) - 1)
                 for d in (dlo + (dhi - dlo) * i / 1999 for i in range(2000)))
     return c, a0hi, a0lo, fixed[1:], worst
@@ -133,6 +134,38 @@ def zero_from(name):
     return t
 
 
+def t_max(form):
+    """The largest t each form's table serves (printed as kTailTMax): the forward's zero_from, where the forward
+    tail's reach ends (kernels select -0 from there), or the last float below the table's end. Every forward tail
+    lane then has t <= it, so the forward tail needs no double path; a derivative lane beyond it does."""
+    return min(zero_from(form + "Forward"), f32(T_TABLE_END - mp.mpf(2) ** -18))
+
+
+def t_max_derivative(form):
+    """The derivative's kTailTMax: the last float below the end of the column that holds the forward's t_max (the
+    columns up to it are fitted for both), or of the tables. Beyond it the derivative's value is that at it, which
+    bounds |f'| from above (f' decreases there): a lane whose grad_out times that value rounds to 0 is served."""
+    t = t_max(form)
+    for j in range(32):
+        lo, hi, _ = interval(j)
+        if lo <= t < hi:
+            return min(f32(hi - hi * mp.mpf(2) ** -24), f32(T_TABLE_END - mp.mpf(2) ** -18))
+    raise AssertionError(t)
+
+
+T_MAX = {}
+T_MAX_DERIVATIVE = {}
+
+
+def flushed(v, scale):
+    """v rounded to float, or 0 where its term (scale: the interval's half-width to the term's power over the
+    constant) is below 2^-60 of the constant: 2^-36 of an ULP of the result, so it contributes nothing, and where
+    such tiny coefficients meet a small d they make subnormal intermediates, a microcode assist on Intel in every
+    operation they enter (the sigmoid's far columns, where A and B are linear to 2^-80)."""
+    r = f32(v)
+    return mp.mpf(0) if abs(r) * scale < mp.mpf(2) ** -60 else r
+
+
 def hexf(v):
     if v == 0:
         return "0"
@@ -163,13 +196,19 @@ def exp_tables():
 
 
 def main():
-    print("// Per form (0 none, 1 tanh, 2 sigmoid), the largest t the tables serve: E(t) <= 102 there, so exp(-E)")
-    print("// scales by at most 2^-150 (the reduction's integers fit), and beyond it f(-t) and f'(-t) are below")
-    print("// 2^-126 in magnitude (subnormal or zero: left to the double path) while f(t) = t and f'(t) = 1 to far")
-    print("// below half an ULP.")
+    for f in FORMS:
+        T_MAX[f] = t_max(f)
+        T_MAX_DERIVATIVE[f] = t_max_derivative(f)
+    print("// Per function, the largest t the tables serve (t_max, t_max_derivative in tail_intervals.py): the")
+    print("// forward's kTailZeroFrom, or the last float below 64 (the tables' end); the derivative's, the last float")
+    print("// of the column that holds the forward's. E(t) < 113 there, so n < 2^13 (the reduction's integers fit) and")
+    print("// 2^-m > 2^-164; f(-t) rounds to -0 beyond (selected); beyond the derivative's, its tail serves the lanes")
+    print("// whose result rounds to 0 from the value there, the double path the others (a huge grad_out can still")
+    print("// give a float); f(t) = t, f'(t) = 1 to far below half an ULP.")
     print("// (scalars, not arrays: CUDA device code reads a host constexpr only as a scalar constant)")
     for f in FORMS:
-        print(f"inline constexpr float kTailTMax{f} = {hexf(T_MAX[f])}f;")
+        print(f"inline constexpr float kTailTMax{f}Forward = {hexf(T_MAX[f])}f;")
+        print(f"inline constexpr float kTailTMax{f}Derivative = {hexf(T_MAX_DERIVATIVE[f])}f;")
     print("// Per function, the x from which the tail's result is x (forward) or grad_out (derivative) rounded:")
     print("// |f(-t)| / t or |f'(-t)| < 2^-26 for t >= it (identity_from in tail_intervals.py); kernels skip the tail")
     print("// there, and the exhaustive tail-identity test checks TailF32 gives exactly that up to kTailTMax.")

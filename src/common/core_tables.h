@@ -148,14 +148,19 @@ struct alignas(64) TailExpTable {
   float row[2][kCoreColumns];
 };
 inline constexpr int kTailFirstColumnBits = 0x408;  // bits(4.0f) >> 20
-// Per form (0 none, 1 tanh, 2 sigmoid), the largest t the tables serve: E(t) <= 102 there, so exp(-E)
-// scales by at most 2^-150 (the reduction's integers fit), and beyond it f(-t) and f'(-t) are below
-// 2^-126 in magnitude (subnormal or zero: left to the double path) while f(t) = t and f'(t) = 1 to far
-// below half an ULP.
+// Per function, the largest t the tables serve (t_max, t_max_derivative in tail_intervals.py): the
+// forward's kTailZeroFrom, or the last float below 64 (the tables' end); the derivative's, the last float
+// of the column that holds the forward's. E(t) < 113 there, so n < 2^13 (the reduction's integers fit) and
+// 2^-m > 2^-164; f(-t) rounds to -0 beyond (selected); beyond the derivative's, its tail serves the lanes
+// whose result rounds to 0 from the value there, the double path the others (a huge grad_out can still
+// give a float); f(t) = t, f'(t) = 1 to far below half an ULP.
 // (scalars, not arrays: CUDA device code reads a host constexpr only as a scalar constant)
-inline constexpr float kTailTMaxExact = 0x1.c8p+3f;
-inline constexpr float kTailTMaxTanh = 0x1.5p+3f;
-inline constexpr float kTailTMaxSigmoid = 0x1.ep+5f;
+inline constexpr float kTailTMaxExactForward = 0x1.dp+3f;
+inline constexpr float kTailTMaxExactDerivative = 0x1.dffffep+3f;
+inline constexpr float kTailTMaxTanhForward = 0x1.5cp+3f;
+inline constexpr float kTailTMaxTanhDerivative = 0x1.5ffffep+3f;
+inline constexpr float kTailTMaxSigmoidForward = 0x1.fffffep+5f;
+inline constexpr float kTailTMaxSigmoidDerivative = 0x1.fffffep+5f;
 // Per function, the x from which the tail's result is x (forward) or grad_out (derivative) rounded:
 // |f(-t)| / t or |f'(-t)| < 2^-26 for t >= it (identity_from in tail_intervals.py); kernels skip the tail
 // there, and the exhaustive tail-identity test checks TailF32 gives exactly that up to kTailTMax.
@@ -201,23 +206,23 @@ inline constexpr TailTable kTailExactForward = {{
 inline constexpr TailTable kTailTanhForward = {{
     {0x1.0cp+2f, 0x1.3p+2f, 0x1.5p+2f, 0x1.7p+2f, 0x1.9p+2f, 0x1.bp+2f, 0x1.dp+2f, 0x1.fp+2f, 0x1.1p+3f, 0x1.3p+3f, 0x1.5p+3f, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
     {0x1.0bff8cp+2f, 0x1.2ffffcp+2f, 0x1.5p+2f, 0x1.7p+2f, 0x1.9p+2f, 0x1.bp+2f, 0x1.dp+2f, 0x1.fp+2f, 0x1.1p+3f, 0x1.3p+3f, 0x1.5p+3f, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
-    {-0x1.6d6596p-23f, -0x1.b6e5d8p-23f, -0x1.544a7cp-25f, -0x1.a552c8p-31f, -0x1.187e3p-37f, -0x1.7e77e6p-45f, -0x1.fe6f9cp-54f, -0x1.40d4e8p-63f, -0x1.59095ep-74f, -0x1.4812fap-98f, -0x1.7e5f58p-128f, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
+    {-0x1.6d6596p-23f, -0x1.b6e5d8p-23f, -0x1.544a7cp-25f, -0x1.a552c8p-31f, -0x1.187e3p-37f, -0x1.7e77e6p-45f, -0x1.fe6f9cp-54f, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
     {0x1.000952p+0f, 0x1.000078p+0f, 0x1.000004p+0f, 0x1p+0f, 0x1p+0f, 0x1p+0f, 0x1p+0f, 0x1p+0f, 0x1p+0f, 0x1p+0f, 0x1p+0f, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
-    {-0x1.613624p-12f, -0x1.61c3cp-16f, -0x1.0d12c6p-20f, -0x1.c13ebap-26f, -0x1.860acep-32f, -0x1.4c1eep-39f, -0x1.03324cp-47f, -0x1.534e6p-57f, 0x1.4521cp-68f, 0x1.3494b2p-92f, 0x1.5c9a9ap-122f, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
-    {0x1.ffec9ep-12f, 0x1.58cfaep-15f, 0x1.4495e2p-18f, 0x1.b0042ep-22f, 0x1.5e07a2p-28f, 0x1.207abp-35f, 0x1.c9ed8p-44f, 0x1.4a64acp-53f, -0x1.bb8202p-68f, -0x1.0225fep-91f, -0x1.3c891ep-121f, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
-    {-0x1.04616ap-11f, -0x1.bc0d04p-15f, -0x1.06265ep-18f, -0x1.4bbf7ap-23f, -0x1.b14dbap-29f, -0x1.18147ap-35f, -0x1.56dbfp-43f, -0x1.7b971p-52f, -0x1.739112p-65f, -0x1.29093p-89f, -0x1.307152p-119f, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
-    {0x1.5a77cap-12f, 0x1.81760ep-16f, -0x1.a753dep-16f, -0x1.e1a11ep-19f, -0x1.5a5608p-25f, -0x1.d89584p-33f, -0x1.0b0b48p-41f, -0x1.43e7d4p-52f, 0x1.50e21ep-64f, 0x1.1fcedp-88f, 0x1.32cd6cp-118f, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
+    {-0x1.613624p-12f, -0x1.61c3cp-16f, -0x1.0d12c6p-20f, -0x1.c13ebap-26f, -0x1.860acep-32f, -0x1.4c1eep-39f, -0x1.03324cp-47f, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
+    {0x1.ffec9ep-12f, 0x1.58cfaep-15f, 0x1.4495e2p-18f, 0x1.b0042ep-22f, 0x1.5e07a2p-28f, 0x1.207abp-35f, 0x1.c9ed8p-44f, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
+    {-0x1.04616ap-11f, -0x1.bc0d04p-15f, -0x1.06265ep-18f, -0x1.4bbf7ap-23f, -0x1.b14dbap-29f, -0x1.18147ap-35f, -0x1.56dbfp-43f, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
+    {0x1.5a77cap-12f, 0x1.81760ep-16f, -0x1.a753dep-16f, -0x1.e1a11ep-19f, -0x1.5a5608p-25f, -0x1.d89584p-33f, -0x1.0b0b48p-41f, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
 }};
 // kTailSigmoidForward: worst relative error 2^-30.45 (column 0)
 inline constexpr TailTable kTailSigmoidForward = {{
     {0x1.0cp+2f, 0x1.3p+2f, 0x1.5p+2f, 0x1.7p+2f, 0x1.9p+2f, 0x1.bp+2f, 0x1.dp+2f, 0x1.fp+2f, 0x1.1p+3f, 0x1.3p+3f, 0x1.5p+3f, 0x1.7p+3f, 0x1.9p+3f, 0x1.bp+3f, 0x1.dp+3f, 0x1.fp+3f, 0x1.1p+4f, 0x1.3p+4f, 0x1.5p+4f, 0x1.7p+4f, 0x1.9p+4f, 0x1.bp+4f, 0x1.dp+4f, 0x1.fp+4f, 0x1.1p+5f, 0x1.3p+5f, 0x1.5p+5f, 0x1.7p+5f, 0x1.9p+5f, 0x1.bp+5f, 0x1.dp+5f, 0x1.fp+5f},
     {0x1.0bc8f4p+2f, 0x1.2fe804p+2f, 0x1.4ff4aep+2f, 0x1.6ffab4p+2f, 0x1.8ffd8ap+2f, 0x1.affedep+2f, 0x1.cfff7ap+2f, 0x1.efffc4p+2f, 0x1.0ffff6p+3f, 0x1.2ffffep+3f, 0x1.5p+3f, 0x1.7p+3f, 0x1.9p+3f, 0x1.bp+3f, 0x1.dp+3f, 0x1.fp+3f, 0x1.1p+4f, 0x1.3p+4f, 0x1.5p+4f, 0x1.7p+4f, 0x1.9p+4f, 0x1.bp+4f, 0x1.dp+4f, 0x1.fp+4f, 0x1.1p+5f, 0x1.3p+5f, 0x1.5p+5f, 0x1.7p+5f, 0x1.9p+5f, 0x1.bp+5f, 0x1.dp+5f, 0x1.fp+5f},
-    {-0x1.7567f8p-23f, 0x1.19b5ecp-27f, -0x1.5a896p-25f, 0x1.1e7faep-23f, 0x1.cb15dep-23f, -0x1.ceabc8p-26f, 0x1.e5b48p-23f, -0x1.757d22p-23f, 0x1.6a6fd8p-22f, 0x1.b47cb2p-25f, -0x1.86b41ap-23f, -0x1.3810f8p-25f, -0x1.eebe4ep-28f, -0x1.85aafep-30f, -0x1.31398ep-32f, -0x1.dbe33cp-35f, -0x1.4558aep-38f, -0x1.82c9dcp-43f, -0x1.c6bc98p-48f, -0x1.08e29cp-52f, -0x1.32421ap-57f, -0x1.5fd392p-62f, -0x1.91f4d6p-67f, -0x1.c90b54p-72f, -0x1.a58c8cp-79f, -0x1.0ad286p-88f, -0x1.4df608p-98f, -0x1.9e2344p-108f, -0x1.fd9eaep-118f, -0x1.3785dp-127f, -0x1.7acp-137f, -0x1.cp-147f},
+    {-0x1.7567f8p-23f, 0x1.19b5ecp-27f, -0x1.5a896p-25f, 0x1.1e7faep-23f, 0x1.cb15dep-23f, -0x1.ceabc8p-26f, 0x1.e5b48p-23f, -0x1.757d22p-23f, 0x1.6a6fd8p-22f, 0x1.b47cb2p-25f, -0x1.86b41ap-23f, -0x1.3810f8p-25f, -0x1.eebe4ep-28f, -0x1.85aafep-30f, -0x1.31398ep-32f, -0x1.dbe33cp-35f, -0x1.4558aep-38f, -0x1.82c9dcp-43f, -0x1.c6bc98p-48f, -0x1.08e29cp-52f, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
     {0x1.0141e4p+0f, 0x1.008f0ap+0f, 0x1.00447p+0f, 0x1.00205cp+0f, 0x1.000f28p+0f, 0x1.00070cp+0f, 0x1.00034p+0f, 0x1.00017ep+0f, 0x1.000076p+0f, 0x1.000018p+0f, 0x1.000004p+0f, 0x1p+0f, 0x1p+0f, 0x1p+0f, 0x1p+0f, 0x1p+0f, 0x1p+0f, 0x1p+0f, 0x1p+0f, 0x1p+0f, 0x1p+0f, 0x1p+0f, 0x1p+0f, 0x1p+0f, 0x1p+0f, 0x1p+0f, 0x1p+0f, 0x1p+0f, 0x1p+0f, 0x1p+0f, 0x1p+0f, 0x1p+0f},
-    {-0x1.c9792p-9f, -0x1.a1d6fep-10f, -0x1.9711a8p-11f, -0x1.866a8ep-12f, -0x1.71e5cap-13f, -0x1.5b06b6p-14f, -0x1.42f056p-15f, -0x1.2a7bacp-16f, -0x1.72ececp-18f, -0x1.336d4p-20f, -0x1.f64028p-23f, -0x1.958ff8p-25f, -0x1.446748p-27f, -0x1.0176cp-29f, -0x1.95fc22p-32f, -0x1.3e4a2p-34f, -0x1.b1054p-38f, -0x1.0355c6p-42f, -0x1.32bc9cp-47f, -0x1.671fdcp-52f, -0x1.a0f0e2p-57f, -0x1.e0aa38p-62f, -0x1.13683cp-66f, -0x1.39f97ep-71f, -0x1.8f5ea4p-79f, -0x1.f919f8p-89f, -0x1.3bdd34p-98f, -0x1.877528p-108f, -0x1.e1772ap-118f, -0x1.262f6cp-127f, -0x1.658p-137f, -0x1.cp-147f},
-    {0x1.a01892p-10f, 0x1.8ab3ep-11f, 0x1.8b0a3p-12f, 0x1.849366p-13f, 0x1.75b7dep-14f, 0x1.4a7ce8p-15f, 0x1.5f8f94p-16f, 0x1.3ec632p-17f, 0x1.6c2f6ep-19f, 0x1.909542p-21f, 0x1.b50be4p-21f, 0x1.a09e92p-21f, 0x1.4bcc9p-23f, 0x1.065e74p-25f, 0x1.9c6d12p-28f, 0x1.42773ap-30f, 0x1.e691aep-36f, 0x1.22a3b6p-40f, 0x1.570946p-45f, 0x1.90ece4p-50f, 0x1.d0cb5ep-55f, 0x1.0b95d4p-59f, 0x1.324fd8p-64f, 0x1.5ce296p-69f, 0x1.8b817cp-78f, 0x1.f5a51p-88f, 0x1.3a6c76p-97f, 0x1.86689cp-107f, 0x1.e0ef1p-117f, 0x1.26412p-126f, 0x1.6608p-136f, 0x1.cp-146f},
-    {-0x1.09e7b8p-11f, -0x1.0e715cp-12f, -0x1.188c0ep-13f, -0x1.198bfcp-14f, -0x1.141adep-15f, -0x1.0a2e76p-16f, -0x1.fa78f6p-18f, -0x1.dcc55ap-19f, -0x1.35ca62p-20f, -0x1.06e92ep-22f, -0x1.b5556p-25f, -0x1.6607f8p-27f, -0x1.21d548p-29f, -0x1.d0a05p-32f, -0x1.7163ap-34f, -0x1.23a82p-36f, -0x1.beceb2p-40f, -0x1.0e76b8p-44f, -0x1.429bbep-49f, -0x1.7c4b96p-54f, -0x1.bc04dap-59f, -0x1.01286p-63f, -0x1.27e1bap-68f, -0x1.527e9p-73f, -0x1.af5b8ap-80f, -0x1.137d38p-89f, -0x1.5b4b56p-99f, -0x1.b136cap-109f, -0x1.0bdbeep-118f, -0x1.48d748p-128f, -0x1.914p-138f, -0x1p-147f},
-    {0x1.b52256p-14f, 0x1.5b14cap-14f, 0x1.2c44d6p-15f, 0x1.3f45cp-18f, 0x1.352944p-19f, 0x1.1fd36ap-15f, -0x1.8a7a72p-17f, -0x1.4910bcp-19f, 0x1.c4aad4p-21f, -0x1.622d6cp-22f, -0x1.064622p-19f, -0x1.1f642ep-19f, -0x1.c99c3p-22f, -0x1.69c07p-24f, -0x1.1c416ap-26f, -0x1.bc693p-29f, -0x1.28144ep-36f, -0x1.612feep-41f, -0x1.a05c7cp-46f, -0x1.e624c4p-51f, -0x1.198f7ap-55f, -0x1.43f6acp-60f, -0x1.729fbcp-65f, -0x1.a5e97ap-70f, -0x1.df038ep-83f, -0x1.29ac22p-92f, -0x1.6ef9e4p-102f, -0x1.c157fap-112f, -0x1.1181acp-121f, -0x1.4b4acp-131f, -0x1.9p-141f, -0x1p-149f},
+    {-0x1.c9792p-9f, -0x1.a1d6fep-10f, -0x1.9711a8p-11f, -0x1.866a8ep-12f, -0x1.71e5cap-13f, -0x1.5b06b6p-14f, -0x1.42f056p-15f, -0x1.2a7bacp-16f, -0x1.72ececp-18f, -0x1.336d4p-20f, -0x1.f64028p-23f, -0x1.958ff8p-25f, -0x1.446748p-27f, -0x1.0176cp-29f, -0x1.95fc22p-32f, -0x1.3e4a2p-34f, -0x1.b1054p-38f, -0x1.0355c6p-42f, -0x1.32bc9cp-47f, -0x1.671fdcp-52f, -0x1.9a8ae2p-55f, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
+    {0x1.a01892p-10f, 0x1.8ab3ep-11f, 0x1.8b0a3p-12f, 0x1.849366p-13f, 0x1.75b7dep-14f, 0x1.4a7ce8p-15f, 0x1.5f8f94p-16f, 0x1.3ec632p-17f, 0x1.6c2f6ep-19f, 0x1.909542p-21f, 0x1.b50be4p-21f, 0x1.a09e92p-21f, 0x1.4bcc9p-23f, 0x1.065e74p-25f, 0x1.9c6d12p-28f, 0x1.42773ap-30f, 0x1.e691aep-36f, 0x1.22a3b6p-40f, 0x1.570946p-45f, 0x1.90ece4p-50f, 0x1.cbe422p-55f, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
+    {-0x1.09e7b8p-11f, -0x1.0e715cp-12f, -0x1.188c0ep-13f, -0x1.198bfcp-14f, -0x1.141adep-15f, -0x1.0a2e76p-16f, -0x1.fa78f6p-18f, -0x1.dcc55ap-19f, -0x1.35ca62p-20f, -0x1.06e92ep-22f, -0x1.b5556p-25f, -0x1.6607f8p-27f, -0x1.21d548p-29f, -0x1.d0a05p-32f, -0x1.7163ap-34f, -0x1.23a82p-36f, -0x1.beceb2p-40f, -0x1.0e76b8p-44f, -0x1.429bbep-49f, -0x1.7c4b96p-54f, 0x1.b2a0e6p-56f, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
+    {0x1.b52256p-14f, 0x1.5b14cap-14f, 0x1.2c44d6p-15f, 0x1.3f45cp-18f, 0x1.352944p-19f, 0x1.1fd36ap-15f, -0x1.8a7a72p-17f, -0x1.4910bcp-19f, 0x1.c4aad4p-21f, -0x1.622d6cp-22f, -0x1.064622p-19f, -0x1.1f642ep-19f, -0x1.c99c3p-22f, -0x1.69c07p-24f, -0x1.1c416ap-26f, -0x1.bc693p-29f, -0x1.28144ep-36f, -0x1.612feep-41f, -0x1.a05c7cp-46f, -0x1.e624c4p-51f, -0x1.13f4ecp-55f, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
 }};
 // kTailExactDerivative: worst relative error 2^-31.10 (column 9)
 inline constexpr TailTable kTailExactDerivative = {{

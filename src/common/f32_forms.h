@@ -31,7 +31,9 @@ struct F32Form;
 template <>
 struct F32Form<kNone> {
   static constexpr bool kHasRing = false;  // its exponent t^2/2 steepens with t (gelu_f32_math.h: why the sigmoid only)
-  static constexpr float kTailTMax = kTailTMaxExact;
+  GELU_HD static constexpr float TailTMax(bool derivative) {
+    return derivative ? kTailTMaxExactDerivative : kTailTMaxExactForward;
+  }
   GELU_HD static constexpr float TailIdentityFrom(bool derivative) {
     return derivative ? kTailIdentityFromExactDerivative : kTailIdentityFromExactForward;
   }
@@ -50,7 +52,9 @@ struct F32Form<kNone> {
 template <>
 struct F32Form<kTanh> {
   static constexpr bool kHasRing = false;  // its exponent grows like t^3
-  static constexpr float kTailTMax = kTailTMaxTanh;
+  GELU_HD static constexpr float TailTMax(bool derivative) {
+    return derivative ? kTailTMaxTanhDerivative : kTailTMaxTanhForward;
+  }
   GELU_HD static constexpr float TailIdentityFrom(bool derivative) {
     return derivative ? kTailIdentityFromTanhDerivative : kTailIdentityFromTanhForward;
   }
@@ -69,7 +73,9 @@ struct F32Form<kTanh> {
 template <>
 struct F32Form<kSigmoid> {
   static constexpr bool kHasRing = true;  // exponent 1.702 t, linear: degree 5 fits intervals of width 1/4
-  static constexpr float kTailTMax = kTailTMaxSigmoid;
+  GELU_HD static constexpr float TailTMax(bool derivative) {
+    return derivative ? kTailTMaxSigmoidDerivative : kTailTMaxSigmoidForward;
+  }
   GELU_HD static constexpr float TailIdentityFrom(bool derivative) {
     return derivative ? kTailIdentityFromSigmoidDerivative : kTailIdentityFromSigmoidForward;
   }

@@ -29,8 +29,10 @@
 //               float-pair table and a degree-4 Taylor e^-r, the product carried as hi + lo and rounded once, then
 //               scaled exactly; f(t) = t + f(-t) and f'(t) = 1 - f'(-t) on the positive side. For NaN and
 //               x <= -kTailZeroFrom<Function> (|f| < 2^-151, |f'| < 2^-279: -inf included) the result is selected:
-//               x + x, -0, or grad_out times -0 (AboveTailZero, TailZeroOrNaN). Where x < 0 between them gives a
-//               result below 2^-126 (the scaling would round twice): the proven double path of
+//               x + x, -0, or grad_out times -0 (AboveTailZero, TailZeroOrNaN). Results below 2^-126 are rounded
+//               once more from the tail's float value, in integer arithmetic (no subnormal operation). The
+//               backward's lanes the tail cannot serve (t > kTailTMax, where a huge grad_out still gives a float;
+//               |grad_out (h + s)| < 2^-62; an overflowing product): the proven double path of
 //               src/common/gelu_scalar.h (DoublePathScalar), rounded once. From x >= kTailIdentityFrom<Function>
 //               the result is x or grad_out (TailIdentity), returned without the tail. The sigmoid form's
 //               lanes with |x| < kRingEnd = 11.875 outside the core (its "ring": 60% of U[-10, 10]) skip the tail
@@ -141,9 +143,11 @@ struct ScalarOps : ScalarLaneOps<float> {
     for (int k = 0; k < N; ++k) out[k] = rows[k][column];
   }
   // The tail table column of t in [3.875, kTailTMax<Form>] (TailF32 clamps t, NaN to kTailTMax):
-  // (bits(t) >> 20) - kTailFirstColumnBits, at least 0 ([3.875, 4) gives -1); at most 30 (kTailTMaxSigmoid = 60),
+  // (bits(t) >> 20) - kTailFirstColumnBits, at least 0 ([3.875, 4) gives -1); at most 31 (every kTailTMax < 64),
   // so no upper clamp.
-  static_assert(kTailTMaxExact < 64.0f && kTailTMaxTanh < 64.0f && kTailTMaxSigmoid < 64.0f,
+  static_assert(kTailTMaxExactDerivative < 64.0f && kTailTMaxTanhDerivative < 64.0f &&
+                    kTailTMaxSigmoidDerivative < 64.0f && kTailTMaxExactForward < 64.0f &&
+                    kTailTMaxTanhForward < 64.0f && kTailTMaxSigmoidForward < 64.0f,
                 "TailColumn has no upper clamp: every kTailTMax must lie below 64, in column 31 or before");
   GELU_HD static uint32_t TailColumn(float t) {
     const int32_t k = static_cast<int32_t>(FloatToBits(t) >> 20) - kTailFirstColumnBits;
@@ -154,6 +158,10 @@ struct ScalarOps : ScalarLaneOps<float> {
     const int32_t m = static_cast<int32_t>((FloatToBits(kd) - 0x4B400000u) >> 5);
     return BitsToFloat(static_cast<uint32_t>(191 - m) << 23);
   }
+  // The float whose bit pattern is units rounded to an integer (ties to even), for 0 <= units <= 2^23: the
+  // subnormal (or 2^-126) units * 2^-149 rounded once, made without a subnormal operation (TailF32). units + 2^23
+  // lies in [2^23, 2^24], where the float spacing is 1, and the bits of 2^23 + k are those of 2^23 plus k.
+  GELU_HD static float SubnormalFromUnits(float units) { return BitsToFloat(FloatToBits(units + 0x1p23f) - 0x4B000000u); }
   // r with the sign bit of a * b ORed into its own (CoreF32's derivative: the sign of a zero product).
   GELU_HD static float OrSignOfProduct(float r, float a, float b) {
     return BitsToFloat(FloatToBits(r) | ((FloatToBits(a) ^ FloatToBits(b)) & 0x80000000u));

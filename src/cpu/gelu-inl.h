@@ -41,9 +41,9 @@ namespace hn = hwy::HWY_NAMESPACE;
 // common::DoublePathScalar.
 #include "src/common/gelu_in_double.inc"
 
-// The lanes of one vector that TailF32 leaves invalid (rare: f(x) or f'(x) below 2^-126 in magnitude for
-// -kTailZeroFrom < x < 0; NaN and the zeros below are selected before, TailZeroOrNaN): the proven double path,
-// y = f(x) or g * f'(x) in double rounded once, as
+// The lanes of one vector that TailF32 leaves invalid (rare: backward lanes past kTailTMax whose result may not
+// round to 0, a tiny grad_out, an overflowing product; NaN and the zeros below -kTailZeroFrom are selected before,
+// TailZeroOrNaN): the proven double path, y = f(x) or g * f'(x) in double rounded once, as
 // common::ForwardF32ViaDoublePath / BackwardF32ViaDoublePath.
 template <int kForm, bool kBackward, class DF, class V = hn::Vec<DF>>
 HWY_NOINLINE V FallbackLanesF32(DF df, V x, V g) {
@@ -319,7 +319,7 @@ HWY_INLINE void GeluF32Run(const float* g, const float* x, float* y, size_t coun
           const auto ring = hn::And(tail, gelu::HWY_NAMESPACE::InRing(o, xv));
           if constexpr (kCoreOrRing) {
             v = gelu::HWY_NAMESPACE::CoreOrRingF32<kForm, kBackward>(o, xv, gv, ring);
-          } else {
+          } else if (!hn::AllFalse(df, ring)) {  // none in vectors of NaN, infinities, far tails only
             v = hn::IfThenElse(ring, gelu::HWY_NAMESPACE::RingF32<kForm, kBackward>(o, xv, gv), v);
           }
           tail = hn::AndNot(ring, tail);

@@ -351,11 +351,16 @@ struct HwyOps {
     const DI di;
     return hn::Or(column, hn::IfThenElseZero(hn::RebindMask(di, ring), hn::Set(di, common::kCoreColumns)));
   }
-  // See common::ScalarOps::TailColumn and Pow2OfShifted.
+  // See common::ScalarOps::TailColumn, SubnormalFromUnits and Pow2OfShifted.
   HWY_INLINE hn::Vec<DI> TailColumn(V t) const {
     const DI di;
     return hn::Max(hn::Sub(hn::ShiftRight<20>(hn::BitCast(di, t)), hn::Set(di, common::kTailFirstColumnBits)),
                    hn::Zero(di));
+  }
+  HWY_INLINE V SubnormalFromUnits(V units) const {
+    const hn::RebindToUnsigned<D> du;
+    const auto shifted = hn::BitCast(du, hn::Add(units, hn::Set(d, 0x1p23f)));
+    return hn::BitCast(d, hn::Sub(shifted, hn::Set(du, 0x4B000000u)));
   }
   HWY_INLINE V Pow2OfShifted(V kd) const {
     const DI di;
