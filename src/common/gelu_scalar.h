@@ -101,6 +101,7 @@ struct ScalarLaneOps {
   GELU_HD static bool Or(bool a, bool b) { return a || b; }
   GELU_HD static bool AndNot(bool a, bool b) { return !a && b; }  // Highway's AndNot: b and not a
   GELU_HD static T IfThenElse(bool m, T a, T b) { return m ? a : b; }
+  GELU_HD static bool AllFalse(bool m) { return !m; }
   GELU_HD static T IfThenZeroElse(bool m, T a) { return m ? T(0) : a; }
   // a - b where m, a elsewhere; c + a * b rounded once where m, c elsewhere (the vector policy's versions say why
   // they are operations of their own).

@@ -61,14 +61,22 @@ HWY_NOINLINE V FallbackLanesF32(DF df, V x, V g) {
   return hn::Load(df, ys);
 }
 
-// One vector of tail lanes: TailF32, and the double path where it is invalid.
+// One vector of tail lanes: TailF32; where it is invalid, NaN and x <= -kTailZeroFrom (-inf included) by selection
+// (TailZeroOrNaN), the rest by the double path. The selection costs only the vectors that need it: a test of every
+// tail vector cost U[-10, 10] 4-8 % on AVX3, and one before the compaction, in the unrolled loop of GeluF32Run,
+// cost N(0,1) 5-13 % on AVX2 (docs/EXPERIMENTS.md).
 template <int kForm, bool kBackward, class DF, class V = hn::Vec<DF>>
 HWY_INLINE V TailWithFallback(const HwyOps<DF>& o, V xv, V gv, hn::Mask<DF> tail) {
   hn::Mask<DF> valid;
-  const V value = gelu::HWY_NAMESPACE::TailF32<kForm, kBackward>(o, xv, gv, valid);
+  V value = gelu::HWY_NAMESPACE::TailF32<kForm, kBackward>(o, xv, gv, valid);
   const auto redo = hn::AndNot(valid, tail);
   if (HWY_UNLIKELY(!hn::AllFalse(o.d, redo))) {
-    return hn::IfThenElse(redo, FallbackLanesF32<kForm, kBackward>(o.d, xv, gv), value);
+    const auto above_zero = gelu::HWY_NAMESPACE::AboveTailZero<kForm, kBackward>(o, xv);
+    const auto fallback = hn::And(redo, above_zero);
+    if (!hn::AllFalse(o.d, fallback)) {
+      value = hn::IfThenElse(fallback, FallbackLanesF32<kForm, kBackward>(o.d, xv, gv), value);
+    }
+    value = hn::IfThenElse(above_zero, value, gelu::HWY_NAMESPACE::TailZeroOrNaN<kBackward>(o, xv, gv));
   }
   return value;
 }
@@ -325,14 +333,6 @@ HWY_INLINE void GeluF32Run(const float* g, const float* x, float* y, size_t coun
           tail = hn::AndNot(ring, tail);
         }
         v = hn::IfThenElse(identity, kBackward ? gv : xv, v);
-        // NaN and x <= -kTailZeroFrom (-inf included): a zero or the NaN, by selection (TailZeroOrNaN), never
-        // through the tail and the double path: an array of them runs near the core's rate.
-        const auto above_zero = gelu::HWY_NAMESPACE::AboveTailZero<kForm, kBackward>(o, xv);
-        if (HWY_UNLIKELY(!hn::AllTrue(df, hn::Or(above_zero, hn::Not(tail))))) {
-          v = hn::IfThenElse(hn::AndNot(above_zero, tail),
-                             gelu::HWY_NAMESPACE::TailZeroOrNaN<kBackward>(o, xv, gv), v);
-          tail = hn::And(tail, above_zero);
-        }
         tail_bits = MaskBits(df, tail);
         if (tail_bits != 0) {
           CompactLanes<decltype(df)>(xv, tail, tail_bits, tail_x + tails);

@@ -193,6 +193,8 @@ struct HwyOps {
   template <class M>
   HWY_INLINE bool AllTrue(M m) const { return hn::AllTrue(d, m); }
   template <class M>
+  HWY_INLINE bool AllFalse(M m) const { return hn::AllFalse(d, m); }
+  template <class M>
   static HWY_INLINE V IfThenElse(M m, V a, V b) { return hn::IfThenElse(m, a, b); }
   template <class M>
   static HWY_INLINE V IfThenZeroElse(M m, V a) { return hn::IfThenZeroElse(m, a); }
