@@ -63,8 +63,8 @@ HWY_NOINLINE V FallbackLanesF32(DF df, V x, V g) {
 
 // One vector of tail lanes: TailF32; where it is invalid, NaN and x <= -kTailZeroFrom (-inf included) by selection
 // (TailZeroOrNaN), the rest by the double path. The selection costs only the vectors that need it: a test of every
-// tail vector cost U[-10, 10] 4-8 % on AVX3, and one before the compaction, in the unrolled loop of GeluF32Run,
-// cost N(0,1) 5-13 % on AVX2 (docs/EXPERIMENTS.md).
+// tail vector slowed U[-10, 10], and one before the compaction, in the unrolled loop of GeluF32Run, slowed N(0,1)
+// on AVX2 (docs/EXPERIMENTS.md, "Cost by input class").
 template <int kForm, bool kBackward, class DF, class V = hn::Vec<DF>>
 HWY_INLINE V TailWithFallback(const HwyOps<DF>& o, V xv, V gv, hn::Mask<DF> tail) {
   hn::Mask<DF> valid;
