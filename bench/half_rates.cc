@@ -12,6 +12,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <random>
+#include <thread>
 #include <vector>
 
 #include "gelu/gelu.h"
@@ -58,19 +59,38 @@ std::vector<uint16_t> ToF16(const std::vector<float>& v) {
   return h;
 }
 
+// memcpy split over `threads` threads (as the library splits an array): the memory-bound rows' yardstick.
+void Copy(void* dst, const void* src, size_t bytes, int threads) {
+  if (threads <= 1) {
+    std::memcpy(dst, src, bytes);
+    return;
+  }
+  std::vector<std::thread> pool;
+  const size_t chunk = (bytes / threads + 63) / 64 * 64;
+  for (int t = 0; t < threads; ++t) {
+    const size_t begin = std::min(bytes, t * chunk), end = std::min(bytes, begin + chunk);
+    pool.emplace_back([=] { std::memcpy(static_cast<char*>(dst) + begin, static_cast<const char*>(src) + begin, end - begin); });
+  }
+  for (auto& th : pool) th.join();
+}
+
 void Elementwise(size_t n, int threads) {
   gelu_set_num_threads(threads);
-  std::printf("\nElementwise, n = %zu, %d thread(s), x ~ N(0,1), approximate = none; ratio to float32 forward\n", n,
+  std::printf("\nElementwise, n = %zu, %d thread(s), x ~ N(0,1), grad_out ~ N(0,1), approximate = none; ratio to "
+              "float32 forward\n", n,
               gelu_get_num_threads());
   const auto x = Normal(n, 1);
   const auto xb = ToBf16(x), xh = ToF16(x);
-  std::vector<float> y(n), g(n, 1.0f);
-  std::vector<uint16_t> yh(n), gb(n, 0x3f80), gh(n, 0x3c00);
+  const auto g = Normal(n, 2);
+  const auto gb = ToBf16(g), gh = ToF16(g);
+  std::vector<float> y(n);
+  std::vector<uint16_t> yh(n);
   const double f32 = BestSeconds([&] { gelu_forward_f32(x.data(), y.data(), n, GELU_APPROXIMATE_NONE); });
-  Row("copy float32 (memcpy, same bytes as f32)", n, BestSeconds([&] { std::memcpy(y.data(), x.data(), n * 4); }),
+  const int copiers = gelu_get_num_threads();
+  Row("copy float32 (memcpy, same bytes as f32)", n, BestSeconds([&] { Copy(y.data(), x.data(), n * 4, copiers); }),
       f32);
   Row("copy 16-bit (memcpy, same bytes as bf16)", n,
-      BestSeconds([&] { std::memcpy(yh.data(), xb.data(), n * 2); }), f32);
+      BestSeconds([&] { Copy(yh.data(), xb.data(), n * 2, copiers); }), f32);
   Row("gelu_forward_f32", n, f32, f32);
   Row("gelu_forward_bf16", n, BestSeconds([&] { gelu_forward_bf16(xb.data(), yh.data(), n, GELU_APPROXIMATE_NONE); }),
       f32);

@@ -122,9 +122,9 @@ GELU_HD bool NearBf16Midpoint(float v) {
 }
 // In float arithmetic (as the CPU's IoF16::NearMidpoint, operation for operation): with P = 2^max(e, -14) (e the
 // exponent of |v|), the fp16 quantum is q = P 2^-10, c = 1.5 2^23 q rounds |v| to r, a multiple of q, and
-// |v| - r (exact) is compared with the midpoint q/2. The margin is kMidpointMargin ULPs of |v| (zero for float
-// subnormals, which lie far below fp16's first midpoint 2^-25). Inf, NaN and |v| >= 2^113 give a NaN distance:
-// near.
+// |v| - r (exact) is compared with the midpoint q/2. The margin is kMidpointMargin ULPs of |v| for |v| >= 2^-100
+// and 2^-119 below (no subnormal margin: there |v| lies far below fp16's first midpoint 2^-25 either way). Inf, NaN
+// and |v| >= 2^113 give a NaN distance: near.
 GELU_HD bool NearF16Midpoint(float v) {
   const float av = BitsToFloat(FloatToBits(v) & 0x7fffffffu);
   const float pow2 = BitsToFloat(FloatToBits(av) & 0x7f800000u);
@@ -132,7 +132,7 @@ GELU_HD bool NearF16Midpoint(float v) {
   const float c = p * 0x1.8p13f;
   const float r = (av + c) - c;
   const float distance = p * 0x1p-11f - BitsToFloat(FloatToBits(av - r) & 0x7fffffffu);
-  const float margin = pow2 * (static_cast<float>(kMidpointMargin) * 0x1p-23f);
+  const float margin = (pow2 > 0x1p-100f ? pow2 : 0x1p-100f) * (static_cast<float>(kMidpointMargin) * 0x1p-23f);
   return !(distance > margin);
 }
 // float -> bf16 bits, to nearest even, for finite v (a carry out of the fraction is the next binade, or inf).

@@ -5,6 +5,7 @@
 // C entry points gelu_{forward,backward}_{bf16,f16}.
 #include <cstddef>
 #include <cstdint>
+#include <type_traits>
 
 #include "src/common/validate.h"
 #include "src/cpu/storage_kernels.h"
@@ -79,8 +80,83 @@ HWY_NOINLINE void LookupBackwardIo(const double* table, const uint16_t* g, const
     yb.To(y + i, count);
   });
 }
-void LookupBackwardKernel(int io, const double* table, const uint16_t* g, const uint16_t* x, uint16_t* y, size_t n) {
-  VisitHalfIo(io, [&](auto io_tag) HWY_ATTR { LookupBackwardIo<decltype(io_tag)>(table, g, x, y, n); });
+
+// The same results in float lanes for bf16, on the float-core targets (whose Io::StoreF and Io::NearMidpoint
+// exist): the product v = fl32(g * F) of F = ftable[x], the double table's f'(x) rounded to float, is rounded to the type unless
+// it lies within kMidpointMargin float ULPs of a rounding midpoint (or is inf or NaN), where the vector is redone
+// from the double table (LookupBackwardIo). Why the bits are the double path's: where F is a normal float (the
+// table holds NaN elsewhere, but for zeros: cpu::DerivativeTableF32), |v - g f| <= |g f| 2^-24 + ulp(v) / 2 <=
+// 1.5 ULP of v (the product's own rounding, subnormal v included, and F's relative 2^-24), at most 3 ULPs counting
+// across a binade edge, and the double product's error is 2^-53 relative: with a margin of 16 ULPs both lie on the
+// same side of every midpoint, so rounding v rounds fl64(g F). Half the gathers of the double table per element
+// (16 float lanes where it takes 8 double lanes on AVX-512), and float arithmetic; a vector is redone with
+// probability about 1 % on N(0, 1) (16 lanes, 33 float ULPs of every 2^16). fp16 stays on the double table: its
+// midpoint test is ten float operations and 5.5 % of vectors are redone (33 ULPs of every 2^13), which made the
+// float path 0.6x the double one with grad_out = 1 (docs/EXPERIMENTS.md, "16-bit lookups").
+template <class Io>
+HWY_NOINLINE void LookupBackwardFloatIo(const float* ftable, const double* dtable, const uint16_t* g,
+                                        const uint16_t* x, uint16_t* y, size_t n) {
+  if constexpr (!cpu::RunsFloatCore(HWY_TARGET) || !std::is_same_v<Io, IoBf16>) {
+    (void)ftable;
+    LookupBackwardIo<Io>(dtable, g, x, y, n);
+  } else {
+    const hn::ScalableTag<float> df;
+    const hn::RebindToSigned<decltype(df)> di;
+    const hn::Rebind<uint16_t, decltype(df)> d16;
+    const size_t N = hn::Lanes(df);
+    size_t i = 0;
+    const hn::RebindToUnsigned<decltype(df)> du;
+    for (; i + N <= n; i += N) {
+      const auto index = hn::PromoteTo(di, hn::LoadU(d16, x + i));
+      auto gf = Io::LoadF(df, g + i);
+      auto tiny_g = hn::FirstN(df, 0);
+      if constexpr (std::is_same_v<Io, IoBf16>) {
+        // A subnormal bf16 grad_out (a float subnormal, 0 < |g| < 2^-126) would cost a microcode assist per lane
+        // in the product on x86 (~10x the vector's cost): such lanes multiply 0 instead and their vectors are redone
+        // from the double table, where they are normal. fp16 values are normal floats.
+        const auto g_mag_minus_1 = hn::Sub(hn::And(hn::BitCast(du, gf), hn::Set(du, 0x7fffffffu)), hn::Set(du, 1));
+        tiny_g = hn::RebindMask(df, hn::Lt(g_mag_minus_1, hn::Set(du, 0x007fffffu)));
+        gf = hn::IfThenZeroElse(tiny_g, gf);
+      }
+      const auto v = hn::Mul(gf, hn::GatherIndex(df, ftable, index));
+      const auto redo = hn::Or(Io::NearMidpoint(df, v), tiny_g);
+      if (HWY_UNLIKELY(!hn::AllFalse(df, redo))) {
+        LookupBackwardIo<Io>(dtable, g + i, x + i, y + i, N);  // reads the vector's inputs before it writes
+      } else {
+        Io::StoreF(df, v, y + i);
+      }
+    }
+    if (i < n) LookupBackwardIo<Io>(dtable, g + i, x + i, y + i, n - i);
+  }
+}
+void LookupBackwardKernel(int io, const float* ftable, const double* dtable, const uint16_t* g, const uint16_t* x,
+                          uint16_t* y, size_t n) {
+  VisitHalfIo(io, [&](auto io_tag) HWY_ATTR { LookupBackwardFloatIo<decltype(io_tag)>(ftable, dtable, g, x, y, n); });
+}
+
+// y[i] = table[x[i]], the rounded table of a half type (gelu_forward_bf16 / _f16). AVX-512: a gather of 16 32-bit
+// words at byte offsets 2 x[i], whose low halves are the entries (the table has an entry of slack past 65,535:
+// kRoundedTableEntries), narrowed by vpmovdw. Elsewhere four lookups, then their four stores: a store before the
+// next element's load made the plain loop stall where y and x lie a multiple of 4 KiB apart (as two arrays of
+// 64 Ki elements from malloc do), at half the rate. AVX2's vpgatherdd of 8 was no faster than the scalar loop
+// (docs/EXPERIMENTS.md, "16-bit").
+HWY_NOINLINE void LookupForwardKernel(const uint16_t* table, const uint16_t* x, uint16_t* y, size_t n) {
+  size_t i = 0;
+#if HWY_ARCH_X86 && HWY_TARGET <= HWY_AVX3
+  for (; i + 16 <= n; i += 16) {
+    const __m512i offsets = _mm512_cvtepu16_epi32(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(x + i)));
+    const __m512i words = _mm512_i32gather_epi32(offsets, table, 2);
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(y + i), _mm512_cvtepi32_epi16(words));
+  }
+#endif
+  for (; i + 4 <= n; i += 4) {
+    const uint16_t a = table[x[i]], b = table[x[i + 1]], c = table[x[i + 2]], d = table[x[i + 3]];
+    y[i] = a;
+    y[i + 1] = b;
+    y[i + 2] = c;
+    y[i + 3] = d;
+  }
+  for (; i < n; ++i) y[i] = table[x[i]];
 }
 
 }  // namespace HWY_NAMESPACE
@@ -89,6 +165,8 @@ HWY_AFTER_NAMESPACE();
 
 #if HWY_ONCE
 #include <atomic>
+#include <cmath>
+#include <limits>
 #include <memory>
 #include <mutex>
 #include <new>
@@ -100,6 +178,7 @@ namespace gelu {
 HWY_EXPORT(ElementwiseKernel);
 HWY_EXPORT(ValueTableKernel);
 HWY_EXPORT(LookupBackwardKernel);
+HWY_EXPORT(LookupForwardKernel);
 
 namespace cpu {
 
@@ -113,8 +192,9 @@ namespace {
 // gelu_forward_*), and f and f' in double (before the multiplications of the backward and GEGLU, and the final
 // rounding) are computed once per type and form -- by the very kernels above, over all inputs -- and arrays then
 // cost one load per element (forward) or a gather, the multiplications and the rounding, instead of ~50 double
-// operations per element. The results are the kernels' bits by construction. A table is built on first use
-// (about a millisecond), 128 KiB (rounded f) or 512 KiB (double), and kept for the life of the process. Tables
+// operations per element. The results are the kernels' bits by construction (the backward's float table too:
+// LookupBackwardFloatIo). A table is built on first use (about a millisecond), 128 KiB (rounded f), 256 KiB (f'
+// in float) or 512 KiB (double), and kept for the life of the process. Tables
 // are kept per SIMD target, so that tests which switch targets (hwy::SetSupportedTargetsForTest) check each
 // target's kernels over every input. If memory for a table cannot be had, the kernels run directly.
 constexpr int kMaxTargets = 64;  // Highway targets are bits of an int64_t
@@ -129,22 +209,38 @@ int CurrentTargetIndex() {
   return static_cast<int>(chosen.GetIndex());
 }
 
-}  // namespace
+std::atomic<const void*>& TableSlot(Io io, common::Formula formula, HalfTableKind which) {
+  return g_tables[CurrentTargetIndex()][io == kIoBf16 ? 0 : 1][static_cast<int>(formula)][which];
+}
 
-const void* HalfTable(Io io, common::Formula formula, HalfTableKind which) {
-  std::atomic<const void*>& slot =
-      g_tables[CurrentTargetIndex()][io == kIoBf16 ? 0 : 1][static_cast<int>(formula)][which];
-  if (const void* t = slot.load(std::memory_order_acquire)) return t;
-  const std::lock_guard<std::mutex> lock(g_tables_mutex);
+// The float table of f' (kTableDerivativeF32) from the double one: F rounded to float where that is zero or a
+// normal float, which LookupBackwardFloatIo's error bound needs (relative 2^-24); NaN elsewhere (|F| below 2^-126,
+// where the float product would lose the bound, and NaN F), so that the product is NaN and the vector is redone
+// from the double table.
+float DerivativeTableF32(double f) {
+  if (f == 0 || std::fabs(f) >= 0x1p-126) return static_cast<float>(f);
+  return std::numeric_limits<float>::quiet_NaN();
+}
+
+// HalfTable with g_tables_mutex held.
+const void* HalfTableLocked(Io io, common::Formula formula, HalfTableKind which) {
+  std::atomic<const void*>& slot = TableSlot(io, formula, which);
   if (const void* t = slot.load(std::memory_order_relaxed)) return t;
   const void* table = nullptr;
-  if (which != kTableRounded) {
+  if (which == kTableForward || which == kTableDerivative) {
     auto* d = new (std::nothrow) double[65536];
     if (d != nullptr) HWY_DYNAMIC_DISPATCH(ValueTableKernel)(io, static_cast<int>(formula), which == kTableDerivative, d);
     table = d;
+  } else if (which == kTableDerivativeF32) {
+    const auto* d = static_cast<const double*>(HalfTableLocked(io, formula, kTableDerivative));
+    auto* f = d != nullptr ? new (std::nothrow) float[65536] : nullptr;
+    if (f != nullptr) {
+      for (size_t i = 0; i < 65536; ++i) f[i] = DerivativeTableF32(d[i]);
+    }
+    table = f;
   } else {
     const std::unique_ptr<uint16_t[]> inputs(new (std::nothrow) uint16_t[65536]);
-    auto* f = inputs ? new (std::nothrow) uint16_t[65536] : nullptr;
+    auto* f = inputs ? new (std::nothrow) uint16_t[kRoundedTableEntries]() : nullptr;
     if (f != nullptr) {
       for (uint32_t i = 0; i < 65536; ++i) inputs[i] = static_cast<uint16_t>(i);
       Elementwise(io, formula, false, nullptr, inputs.get(), f, 65536);
@@ -155,13 +251,13 @@ const void* HalfTable(Io io, common::Formula formula, HalfTableKind which) {
   return table;
 }
 
-namespace {
-
-void LookupForward(const uint16_t* table, const uint16_t* x, uint16_t* y, size_t n) {
-  for (size_t i = 0; i < n; ++i) y[i] = table[x[i]];
-}
-
 }  // namespace
+
+const void* HalfTable(Io io, common::Formula formula, HalfTableKind which) {
+  if (const void* t = TableSlot(io, formula, which).load(std::memory_order_acquire)) return t;
+  const std::lock_guard<std::mutex> lock(g_tables_mutex);
+  return HalfTableLocked(io, formula, which);
+}
 
 gelu_status RunElementwise(Io io, common::Formula formula, bool backward, const void* g, const void* x, void* y,
                            size_t n) {
@@ -172,18 +268,20 @@ gelu_status RunElementwise(Io io, common::Formula formula, bool backward, const 
     const auto* gh = static_cast<const uint16_t*>(g);
     const auto* xh = static_cast<const uint16_t*>(x);
     auto* yh = static_cast<uint16_t*>(y);
-    if (const void* table = HalfTable(io, formula, backward ? kTableDerivative : kTableRounded)) {
-      if (backward) {
-        const auto* t = static_cast<const double*>(table);
+    if (backward) {
+      // The float table (bf16 only, LookupBackwardFloatIo) first: it builds the double one too.
+      const auto* f = io == kIoBf16 ? static_cast<const float*>(HalfTable(io, formula, kTableDerivativeF32)) : nullptr;
+      const auto* d = static_cast<const double*>(HalfTable(io, formula, kTableDerivative));
+      if ((f != nullptr || io != kIoBf16) && d != nullptr) {
         gelu::parallel::ParallelFor(n, [&](size_t begin, size_t end) {
-          HWY_DYNAMIC_DISPATCH(LookupBackwardKernel)(io, t, gh + begin, xh + begin, yh + begin, end - begin);
+          HWY_DYNAMIC_DISPATCH(LookupBackwardKernel)(io, f, d, gh + begin, xh + begin, yh + begin, end - begin);
         });
-      } else {
-        const auto* t = static_cast<const uint16_t*>(table);
-        gelu::parallel::ParallelFor(n, [&](size_t begin, size_t end) {
-          LookupForward(t, xh + begin, yh + begin, end - begin);
-        });
+        return GELU_OK;
       }
+    } else if (const auto* t = static_cast<const uint16_t*>(HalfTable(io, formula, kTableRounded))) {
+      gelu::parallel::ParallelFor(n, [&](size_t begin, size_t end) {
+        HWY_DYNAMIC_DISPATCH(LookupForwardKernel)(t, xh + begin, yh + begin, end - begin);
+      });
       return GELU_OK;
     }
   }

@@ -56,11 +56,15 @@ void GegluBackward(Io io, common::Form form, const void* g, size_t ldg, const vo
                    size_t ldb, void* grad_a, size_t ldga, void* grad_b, size_t ldgb, size_t cols, size_t begin,
                    size_t end, const double* ftab, const double* dtab);
 
-// Per-input tables of a half type (src/cpu/elementwise_storage.cc): f rounded to the type (uint16_t[65536]), or f or f'
-// in double before any multiplication and rounding (double[65536]), as the kernels compute them for the SIMD
-// target chosen now; built on first use. Null if memory could not be had (then run the kernels).
-enum HalfTableKind : int { kTableRounded = 0, kTableForward = 1, kTableDerivative = 2 };
-inline constexpr int kNumHalfTables = 3;
+// Per-input tables of a half type (src/cpu/elementwise_storage.cc): f rounded to the type (uint16_t, 65,536 entries
+// and one of slack: kRoundedTableEntries), f or f' in double before any multiplication and rounding
+// (double[65536]), as the kernels compute them for the SIMD target chosen now, or (bf16) f' from the double table
+// in float, NaN where that is not zero or a normal float (float[65536]); built on first use. Null if memory could
+// not be had (then run the kernels).
+enum HalfTableKind : int { kTableRounded = 0, kTableForward = 1, kTableDerivative = 2, kTableDerivativeF32 = 3 };
+inline constexpr int kNumHalfTables = 4;
+// The rounded table's length: the AVX-512 lookup reads 32-bit words at byte offset 2 h, the last at 2 * 65,535.
+inline constexpr size_t kRoundedTableEntries = 65536 + 1;
 const void* HalfTable(Io io, common::Formula formula, HalfTableKind which);
 
 // ---- Validated, threaded drivers (C API semantics: GELU_INVALID_ARGUMENT writes nothing).

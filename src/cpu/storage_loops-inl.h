@@ -194,8 +194,10 @@ struct IoF16 {
   // In float arithmetic, as RoundToHalfGrid: with P = 2^max(e, -14) (e the exponent of |v|), the fp16 quantum is
   // q = P 2^-10, c = 1.5 2^23 q rounds |v| to r, a multiple of q (|v| < 2 P = 2^11 q keeps |v| + c in the binade
   // of ULP q), and |v| - r (exact: both multiples of ULP(v), |v - r| <= q/2) is compared with the midpoint q/2.
-  // The margin is kMidpointMargin ULPs of |v| (P_v 2^-23, zero for float subnormals, which lie far below fp16's
-  // first midpoint 2^-25). Inf, NaN and |v| >= 2^113 give a NaN distance: not greater, so near.
+  // The margin is kMidpointMargin ULPs of |v| (P_v 2^-23) for |v| >= 2^-100, and 2^-119 below: there |v| lies far
+  // below fp16's first midpoint 2^-25 (the distance exceeds any margin) and P_v 2^-19 would be subnormal, a
+  // microcode assist on x86 for every tiny result. Inf, NaN and |v| >= 2^113 give a NaN distance: not greater, so
+  // near.
   template <class DF>
   static HWY_INLINE hn::Mask<DF> NearMidpoint(DF df, hn::Vec<DF> v) {
     const hn::RebindToUnsigned<DF> du;
@@ -205,7 +207,8 @@ struct IoF16 {
     const auto c = hn::Mul(p, hn::Set(df, 0x1.8p13f));
     const auto r = hn::Sub(hn::Add(av, c), c);
     const auto distance = hn::Sub(hn::Mul(p, hn::Set(df, 0x1p-11f)), hn::Abs(hn::Sub(av, r)));
-    const auto margin = hn::Mul(pow2, hn::Set(df, static_cast<float>(kMidpointMargin) * 0x1p-23f));
+    const auto margin =
+        hn::Mul(hn::Max(pow2, hn::Set(df, 0x1p-100f)), hn::Set(df, static_cast<float>(kMidpointMargin) * 0x1p-23f));
     return hn::Not(hn::Gt(distance, margin));
   }
   // The hardware's conversion, to nearest even, overflow to inf, NaN kept (the float-core targets all have one:
