@@ -3,14 +3,12 @@
 bound of the exact value on the activations the model really produces, and the model's output close to F.gelu's."""
 import copy
 
-import pytest
 import torch
 import torch.nn.functional as F
+import torchvision  # in scripts/python-requirements.txt: a missing one fails, never skips
 from torch import nn
 
 import gelu.torch as gt
-
-torchvision = pytest.importorskip("torchvision")
 
 
 def _ulp_apart(got, want):

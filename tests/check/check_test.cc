@@ -63,9 +63,10 @@ class Check : public ::testing::Test {
     waitpid(pid, &status, 0);
     return {WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status), Slurp(out), Slurp(err)};
   }
-  // The bad-input contract: non-zero status, one line on stderr containing `needle`, nothing on stdout.
+  // The bad-input contract (docs/CHECK.md): exit status 1, one line on stderr containing `needle`, nothing on
+  // stdout.
   void ExpectRefused(const Result& r, const std::string& needle) {
-    EXPECT_NE(r.rc, 0);
+    EXPECT_EQ(r.rc, 1);
     EXPECT_EQ(r.out, "");
     EXPECT_NE(r.err.find(needle), std::string::npos) << r.err;
     EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
