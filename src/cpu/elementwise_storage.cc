@@ -214,11 +214,15 @@ std::atomic<const void*>& TableSlot(Io io, common::Formula formula, HalfTableKin
 }
 
 // The float table of f' (kTableDerivativeF32) from the double one: F rounded to float where that is zero or a
-// normal float, which LookupBackwardFloatIo's error bound needs (relative 2^-24); NaN elsewhere (|F| below 2^-126,
-// where the float product would lose the bound, and NaN F), so that the product is NaN and the vector is redone
-// from the double table.
+// normal float, which LookupBackwardFloatIo's error bound needs (relative 2^-24). Where |F| < 2^-262 (every x
+// below about -19.06; the double path's far derivative is -2^-1022), |g F| < 2^128 2^-262 lies below half of bf16's
+// least subnormal 2^-133 for every finite g, so the result is a zero with the product's sign: a zero with F's sign
+// gives it (0 * inf is NaN, which the midpoint test sends to the double table, as it does NaN g). NaN elsewhere
+// (|F| in [2^-262, 2^-126), where the float product would lose the bound, and NaN F), so that the product is NaN
+// and the vector is redone from the double table.
 float DerivativeTableF32(double f) {
   if (f == 0 || std::fabs(f) >= 0x1p-126) return static_cast<float>(f);
+  if (std::fabs(f) < 0x1p-262) return std::signbit(f) ? -0.0f : 0.0f;
   return std::numeric_limits<float>::quiet_NaN();
 }
 
