@@ -58,11 +58,20 @@ join_all() {
   job_pids=() job_commands=()
   return $failed
 }
-run() {  # cpu, gtest filter, executables...
-  local cpu=$1 filter=$2
-  shift 2
+# A gtest filter that names a target the emulated CPU lacks selects nothing, and gtest exits 0: before each run,
+# the list of tests the filter selects must hold at least one test of every target the run is for (a test name
+# ends in /TARGET) and, for a run of no targets, at least one test.
+run() {  # cpu, targets (comma-separated, or "" for none), gtest filter, executables...
+  local cpu=$1 targets=$2 filter=$3 listing target
+  shift 3
   echo "== Arm under qemu-aarch64 -cpu $cpu, $filter"
   for t in "$@"; do
+    listing=$(QEMU_CPU=$cpu "${qemu[@]}" "build-arm/tests/$t" --gtest_list_tests --gtest_filter="$filter")
+    grep -q '^  ' <<<"$listing" || { echo "Arm: $t under -cpu $cpu selects no test with $filter"; return 1; }
+    for target in ${targets//,/ }; do
+      grep -Eq "^  [^ ]*/$target( |\$)" <<<"$listing" ||
+        { echo "Arm: $t under -cpu $cpu runs no $target test with $filter"; return 1; }
+    done
     QEMU_CPU=$cpu "${qemu[@]}" "build-arm/tests/$t" --gtest_brief=1 --gtest_filter="$filter"
   done
 }
@@ -70,14 +79,14 @@ f32_f64=(gelu_f32_test f64/gelu_f64_test)
 untargeted=GeluF64Reference.*:
 for entry in "${arm_cpus[@]}"; do
   targets=$(arm_cpu_targets "$entry")
-  spawn run "$(arm_cpu "$entry")" "*/${targets//,/:*/}:$untargeted-GeluF64Sample.*" "${f32_f64[@]}"
+  spawn run "$(arm_cpu "$entry")" "$targets" "*/${targets//,/:*/}:$untargeted-GeluF64Sample.*" "${f32_f64[@]}"
   untargeted=
 done
 # The 16-bit float path (float core, then the hardware's fp16 conversion or bf16 rounding on the bits, and the
 # double path near a midpoint) against the correctly rounded double path, all 65,536 inputs of each form:
 # NEON and every SVE target at the shortest length (the second CPU), and SVE, SVE2 at the longest (the last).
-spawn run "$(arm_cpu "${arm_cpus[1]}")" '*' half/half_round_test
-spawn run "$(arm_cpu "${arm_cpus[-1]}")" '*/SVE:*/SVE2' half/half_round_test
+spawn run "$(arm_cpu "${arm_cpus[1]}")" "NEON,$(arm_cpu_targets "${arm_cpus[1]}")" '*' half/half_round_test
+spawn run "$(arm_cpu "${arm_cpus[-1]}")" SVE,SVE2 '*/SVE:*/SVE2' half/half_round_test
 join_all || exit 1
 
 # NEON and SVE compute the x86 float core's bits (same source, FMA everywhere): one hash per function over every
@@ -110,8 +119,12 @@ arm_float_core_hashes() {  # entry: the hashes of every float-core target its CP
 for entry in "${arm_cpus[@]:1}"; do spawn arm_float_core_hashes "$entry"; done  # the SVE CPUs
 join_all >"$job_dir/arm_hashes" || { cat "$job_dir/arm_hashes"; echo "Arm: float_core_hash failed"; exit 1; }
 arm_hashes=$(<"$job_dir/arm_hashes")
-for target in NEON SVE@128bit SVE2_128 SVE_256 SVE@2048bit SVE2@2048bit; do
-  grep -q "^$target" <<<"$arm_hashes" || { echo "no $target line from the Arm build"; exit 1; }
+# A hash line for every target x vector length of scripts/arm_cpus.sh, NEON at each SVE length too.
+for entry in "${arm_cpus[@]:1}"; do
+  bits=$(arm_cpu_bits "$entry")
+  for target in NEON $(tr , ' ' <<<"$(arm_cpu_targets "$entry")"); do
+    grep -q "^$target@${bits}bit " <<<"$arm_hashes" || { echo "no $target@${bits}bit line from the Arm build"; exit 1; }
+  done
 done
 same_hashes "The Arm float cores' float32 bits" "$x86_hashes" "$arm_hashes"
 
@@ -124,7 +137,7 @@ x86_half=$("$x86_build/tests/half/half_hash")
 for entry in "${arm_cpus[@]:1}"; do
   bits=$(arm_cpu_bits "$entry")
   arm_half=$(QEMU_CPU=$(arm_cpu "$entry") "${qemu[@]}" build-arm/tests/half/half_hash)
-  for target in NEON SVE; do
+  for target in NEON $(tr , ' ' <<<"$(arm_cpu_targets "$entry")"); do
     grep -q "^$target " <<<"$arm_half" || { echo "no $target line from the Arm build at $bits bits"; exit 1; }
   done
   same_hashes "The Arm targets' bf16/fp16 bits at SVE length $bits bits" "$x86_half" "$arm_half"
