@@ -5,6 +5,7 @@
 // C entry points gelu_{forward,backward}_{bf16,f16}.
 #include <cstddef>
 #include <cstdint>
+#include <type_traits>
 
 #include "src/common/validate.h"
 #include "src/cpu/storage_kernels.h"
@@ -92,41 +93,45 @@ HWY_NOINLINE void LookupBackwardIo(const double* table, const uint16_t* g, const
 // probability about 1 % on N(0, 1) (16 lanes, 33 float ULPs of every 2^16). fp16 stays on the double table: its
 // midpoint test is ten float operations and 5.5 % of vectors are redone (33 ULPs of every 2^13), which made the
 // float path 0.6x the double one with grad_out = 1 (docs/EXPERIMENTS.md, "16-bit lookups").
-HWY_NOINLINE void LookupBackwardBf16(const float* ftable, const double* dtable, const uint16_t* g, const uint16_t* x,
-                                     uint16_t* y, size_t n) {
-  if constexpr (!cpu::RunsFloatCore(HWY_TARGET)) {
+template <class Io>
+HWY_NOINLINE void LookupBackwardFloatIo(const float* ftable, const double* dtable, const uint16_t* g,
+                                        const uint16_t* x, uint16_t* y, size_t n) {
+  if constexpr (!cpu::RunsFloatCore(HWY_TARGET) || !std::is_same_v<Io, IoBf16>) {
     (void)ftable;
-    LookupBackwardIo<IoBf16>(dtable, g, x, y, n);
+    LookupBackwardIo<Io>(dtable, g, x, y, n);
   } else {
     const hn::ScalableTag<float> df;
     const hn::RebindToSigned<decltype(df)> di;
-    const hn::RebindToUnsigned<decltype(df)> du;
     const hn::Rebind<uint16_t, decltype(df)> d16;
     const size_t N = hn::Lanes(df);
     size_t i = 0;
+    const hn::RebindToUnsigned<decltype(df)> du;
     for (; i + N <= n; i += N) {
       const auto index = hn::PromoteTo(di, hn::LoadU(d16, x + i));
-      const auto gf = IoBf16::LoadF(df, g + i);
-      // A subnormal grad_out (a float subnormal, 0 < |g| < 2^-126) would cost a microcode assist per lane in the
-      // product on x86 (~10x the vector's cost): such lanes multiply 0 instead and their vectors are redone from
-      // the double table, where they are normal.
-      const auto g_mag_minus_1 = hn::Sub(hn::And(hn::BitCast(du, gf), hn::Set(du, 0x7fffffffu)), hn::Set(du, 1));
-      const auto tiny_g = hn::RebindMask(df, hn::Lt(g_mag_minus_1, hn::Set(du, 0x007fffffu)));
-      const auto v = hn::Mul(hn::IfThenZeroElse(tiny_g, gf), hn::GatherIndex(df, ftable, index));
-      if (HWY_UNLIKELY(!hn::AllFalse(df, hn::Or(IoBf16::NearMidpoint(df, v), tiny_g)))) {
-        LookupBackwardIo<IoBf16>(dtable, g + i, x + i, y + i, N);  // reads the vector's inputs before it writes
+      auto gf = Io::LoadF(df, g + i);
+      auto tiny_g = hn::FirstN(df, 0);
+      if constexpr (std::is_same_v<Io, IoBf16>) {
+        // A subnormal bf16 grad_out (a float subnormal, 0 < |g| < 2^-126) would cost a microcode assist per lane
+        // in the product on x86 (~10x the vector's cost): such lanes multiply 0 instead and their vectors are redone
+        // from the double table, where they are normal. fp16 values are normal floats.
+        const auto g_mag_minus_1 = hn::Sub(hn::And(hn::BitCast(du, gf), hn::Set(du, 0x7fffffffu)), hn::Set(du, 1));
+        tiny_g = hn::RebindMask(df, hn::Lt(g_mag_minus_1, hn::Set(du, 0x007fffffu)));
+        gf = hn::IfThenZeroElse(tiny_g, gf);
+      }
+      const auto v = hn::Mul(gf, hn::GatherIndex(df, ftable, index));
+      const auto redo = hn::Or(Io::NearMidpoint(df, v), tiny_g);
+      if (HWY_UNLIKELY(!hn::AllFalse(df, redo))) {
+        LookupBackwardIo<Io>(dtable, g + i, x + i, y + i, N);  // reads the vector's inputs before it writes
       } else {
-        IoBf16::StoreF(df, v, y + i);
+        Io::StoreF(df, v, y + i);
       }
     }
-    if (i < n) LookupBackwardIo<IoBf16>(dtable, g + i, x + i, y + i, n - i);
+    if (i < n) LookupBackwardIo<Io>(dtable, g + i, x + i, y + i, n - i);
   }
 }
-// ftable: the bf16 float table of f' (unused for fp16).
 void LookupBackwardKernel(int io, const float* ftable, const double* dtable, const uint16_t* g, const uint16_t* x,
                           uint16_t* y, size_t n) {
-  if (io == cpu::kIoBf16) return LookupBackwardBf16(ftable, dtable, g, x, y, n);
-  LookupBackwardIo<IoF16>(dtable, g, x, y, n);
+  VisitHalfIo(io, [&](auto io_tag) HWY_ATTR { LookupBackwardFloatIo<decltype(io_tag)>(ftable, dtable, g, x, y, n); });
 }
 
 // y[i] = table[x[i]], the rounded table of a half type (gelu_forward_bf16 / _f16). AVX-512: a gather of 16 32-bit
@@ -188,7 +193,7 @@ namespace {
 // rounding) are computed once per type and form -- by the very kernels above, over all inputs -- and arrays then
 // cost one load per element (forward) or a gather, the multiplications and the rounding, instead of ~50 double
 // operations per element. The results are the kernels' bits by construction (the backward's float table too:
-// LookupBackwardBf16). A table is built on first use (about a millisecond), 128 KiB (rounded f), 256 KiB (f'
+// LookupBackwardFloatIo). A table is built on first use (about a millisecond), 128 KiB (rounded f), 256 KiB (f'
 // in float) or 512 KiB (double), and kept for the life of the process. Tables
 // are kept per SIMD target, so that tests which switch targets (hwy::SetSupportedTargetsForTest) check each
 // target's kernels over every input. If memory for a table cannot be had, the kernels run directly.
@@ -209,7 +214,7 @@ std::atomic<const void*>& TableSlot(Io io, common::Formula formula, HalfTableKin
 }
 
 // The float table of f' (kTableDerivativeF32) from the double one: F rounded to float where that is zero or a
-// normal float, which LookupBackwardBf16's error bound needs (relative 2^-24). Where |F| < 2^-262 (every x
+// normal float, which LookupBackwardFloatIo's error bound needs (relative 2^-24). Where |F| < 2^-262 (every x
 // below about -19.06; the double path's far derivative is -2^-1022), |g F| < 2^128 2^-262 lies below half of bf16's
 // least subnormal 2^-133 for every finite g, so the result is a zero with the product's sign: a zero with F's sign
 // gives it (0 * inf is NaN, which the midpoint test sends to the double table, as it does NaN g). NaN elsewhere
@@ -268,7 +273,7 @@ gelu_status RunElementwise(Io io, common::Formula formula, bool backward, const 
     const auto* xh = static_cast<const uint16_t*>(x);
     auto* yh = static_cast<uint16_t*>(y);
     if (backward) {
-      // The float table (bf16 only, LookupBackwardBf16) first: it builds the double one too.
+      // The float table (bf16 only, LookupBackwardFloatIo) first: it builds the double one too.
       const auto* f = io == kIoBf16 ? static_cast<const float*>(HalfTable(io, formula, kTableDerivativeF32)) : nullptr;
       const auto* d = static_cast<const double*>(HalfTable(io, formula, kTableDerivative));
       if ((f != nullptr || io != kIoBf16) && d != nullptr) {

@@ -563,7 +563,7 @@ void CheckHalfBackwardRandomGradOut() {
 // The plain half backward, bit for bit, against its documented computation: grad_out times the double path's
 // f'(x) (src/common/half.h: BackwardHalf, the scalar twin), the product rounded once. On the float-core targets
 // most bf16 vectors form the product in float from a float table of f' and round that unless it lies near a
-// rounding midpoint (src/cpu/elementwise_storage.cc: LookupBackwardBf16); this is the test that the margin keeps
+// rounding midpoint (src/cpu/elementwise_storage.cc: LookupBackwardFloatIo); this is the test that the margin keeps
 // every such result on the double path's side (fp16 takes the double table: the same check of that path).
 // Pairs: grad_out ~ N(0, 1) and x ~ N(0, 3) (where the float path serves most vectors), and every encoding of both
 // at random (NaN, inf, subnormals, overflowing and underflowing products). NaN results: NaN.
