@@ -4,6 +4,12 @@
 // quotes. Each figure is the best of `reps` timed runs (std::chrono::steady_clock) after one warm-up run.
 //
 //   build/bench/half_rates [reps]
+//   GELU_BENCH_BASELINE=<earlier build>/libgelu.so build/bench/half_rates [reps]
+// With GELU_BENCH_BASELINE, also the 16-bit elementwise functions of this build against the same C API from that
+// library (dlopen, in this process): x ~ N(0,1) and U[-10,10], grad_out ~ N(0,1), 64 Ki elements on 1 thread and
+// 16 Mi on all, 9 interleaved rounds of (ours, baseline), each the best of `reps`; medians and their ratio.
+#include <dlfcn.h>
+
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -193,9 +199,96 @@ void Fused(size_t rows, size_t cols, int threads) {
 
 }  // namespace
 
+// The 16-bit elementwise C API, from this build or from $GELU_BENCH_BASELINE (nullptr when unset). RTLD_DEEPBIND:
+// the baseline's calls into its own internals bind to its own copies (both export the same names).
+struct HalfApi {
+  gelu_status (*forward_bf16)(const uint16_t*, uint16_t*, size_t, gelu_approximate);
+  gelu_status (*forward_f16)(const uint16_t*, uint16_t*, size_t, gelu_approximate);
+  gelu_status (*backward_bf16)(const uint16_t*, const uint16_t*, uint16_t*, size_t, gelu_approximate);
+  gelu_status (*backward_f16)(const uint16_t*, const uint16_t*, uint16_t*, size_t, gelu_approximate);
+  void (*set_num_threads)(int);
+};
+const HalfApi* BaselineApi() {
+  const char* path = std::getenv("GELU_BENCH_BASELINE");
+  if (path == nullptr || *path == '\0') return nullptr;
+  void* h = dlopen(path, RTLD_NOW | RTLD_LOCAL | RTLD_DEEPBIND);
+  if (h == nullptr) {
+    std::fprintf(stderr, "half_rates: cannot load the baseline %s: %s\n", path, dlerror());
+    std::exit(1);
+  }
+  auto sym = [&](const char* name) {
+    void* p = dlsym(h, name);
+    if (p == nullptr) {
+      std::fprintf(stderr, "half_rates: the baseline %s lacks %s\n", path, name);
+      std::exit(1);
+    }
+    return p;
+  };
+  static HalfApi api;
+  api.forward_bf16 = reinterpret_cast<decltype(api.forward_bf16)>(sym("gelu_forward_bf16"));
+  api.forward_f16 = reinterpret_cast<decltype(api.forward_f16)>(sym("gelu_forward_f16"));
+  api.backward_bf16 = reinterpret_cast<decltype(api.backward_bf16)>(sym("gelu_backward_bf16"));
+  api.backward_f16 = reinterpret_cast<decltype(api.backward_f16)>(sym("gelu_backward_f16"));
+  api.set_num_threads = reinterpret_cast<decltype(api.set_num_threads)>(sym("gelu_set_num_threads"));
+  return &api;
+}
+
+double Median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v.size() % 2 ? v[v.size() / 2] : (v[v.size() / 2 - 1] + v[v.size() / 2]) / 2;
+}
+
+void AgainstBaseline(const HalfApi& base, size_t n, int threads) {
+  const HalfApi ours{gelu_forward_bf16, gelu_forward_f16, gelu_backward_bf16, gelu_backward_f16,
+                     gelu_set_num_threads};
+  ours.set_num_threads(threads);
+  base.set_num_threads(threads);
+  const auto g = Normal(n, 2);
+  const auto gb = ToBf16(g), gh = ToF16(g);
+  std::vector<uint16_t> y(n);
+  constexpr int kRounds = 9;
+  for (const bool uniform : {false, true}) {
+    std::vector<float> x = Normal(n, 1);
+    if (uniform) {
+      std::mt19937 rng(3);
+      std::uniform_real_distribution<float> ud(-10.0f, 10.0f);
+      for (auto& e : x) e = ud(rng);
+    }
+    const auto xb = ToBf16(x), xh = ToF16(x);
+    std::printf("\n16-bit against the baseline, n = %zu, %d thread(s), x ~ %s, grad_out ~ N(0,1), exact form; "
+                "median Gelem/s of %d interleaved rounds, ratio ours / baseline\n",
+                n, gelu_get_num_threads(), uniform ? "U[-10,10]" : "N(0,1)", kRounds);
+    const char* const kRows[] = {"gelu_forward_bf16", "gelu_forward_f16", "gelu_backward_bf16", "gelu_backward_f16"};
+    auto time = [&](const HalfApi& api, int row) {
+      const auto a = GELU_APPROXIMATE_NONE;
+      switch (row) {
+        case 0: return BestSeconds([&] { api.forward_bf16(xb.data(), y.data(), n, a); });
+        case 1: return BestSeconds([&] { api.forward_f16(xh.data(), y.data(), n, a); });
+        case 2: return BestSeconds([&] { api.backward_bf16(gb.data(), xb.data(), y.data(), n, a); });
+        default: return BestSeconds([&] { api.backward_f16(gh.data(), xh.data(), y.data(), n, a); });
+      }
+    };
+    for (int row = 0; row < 4; ++row) {
+      std::vector<double> mine, theirs;
+      for (int r = 0; r < kRounds; ++r) {
+        mine.push_back(time(ours, row));
+        theirs.push_back(time(base, row));
+      }
+      const double m = Median(mine), t = Median(theirs);
+      std::printf("  %-22s ours %7.3f  baseline %7.3f Gelem/s   %5.2fx\n", kRows[row], n / m * 1e-9, n / t * 1e-9,
+                  t / m);
+    }
+  }
+}
+
 int main(int argc, char** argv) {
   if (argc > 1) g_reps = std::max(1, std::atoi(argv[1]));
   std::printf("SIMD target: %s; best of %d runs\n", gelu_simd_target(), g_reps);
+  if (const HalfApi* base = BaselineApi()) {
+    AgainstBaseline(*base, size_t{1} << 16, 1);
+    AgainstBaseline(*base, size_t{1} << 24, 0);
+    return 0;
+  }
   Elementwise(size_t{1} << 16, 1);
   Elementwise(size_t{1} << 24, 0);
   Fused(64, 1024, 1);
