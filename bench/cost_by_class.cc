@@ -15,6 +15,10 @@
 // Each cell prints its median over the same function's median on N(0,1); the first row is that in ns per element.
 // docs/BENCHMARKS.md ("Cost by input class") has the output.
 //   build/bench/cost_by_class [R]
+//   GELU_BENCH_BASELINE=<earlier build>/libgelu.so build/bench/cost_by_class [R]
+// With GELU_BENCH_BASELINE, every cell is timed for that library too (bench/baseline_library.h), right beside
+// this build's, and a second table per target gives the baseline's time over this build's: a same-process A/B on
+// every class, N(0,1) and U[-10,10] included (an A/A: the baseline a copy of this build's libgelu.so).
 #include <algorithm>
 #include <bit>
 #include <chrono>
@@ -28,6 +32,7 @@
 #include <string>
 #include <vector>
 
+#include "bench/baseline_library.h"
 #include "gelu/gelu.h"
 #include "hwy/targets.h"
 
@@ -158,24 +163,26 @@ struct Outputs {
                                                                       std::vector<uint16_t>(kN, 0x3c00u)};
 };
 
-gelu_status Call(const Function& f, const Inputs& in, Outputs& out) {
+using gelu::bench::Library;
+
+gelu_status Call(const Library& lib, const Function& f, const Inputs& in, Outputs& out) {
   if (f.type == Type::kF32) {
     const float* g = in.g32.empty() ? out.ones32.data() : in.g32.data();
-    return f.backward ? gelu_backward_f32(g, in.x32.data(), out.y32.data(), kN, f.form)
-                      : gelu_forward_f32(in.x32.data(), out.y32.data(), kN, f.form);
+    return f.backward ? lib.backward_f32(g, in.x32.data(), out.y32.data(), kN, f.form)
+                      : lib.forward_f32(in.x32.data(), out.y32.data(), kN, f.form);
   }
   const int h = f.type == Type::kBf16 ? 0 : 1;
   const uint16_t* x = in.x16[h].data();
   const uint16_t* g = in.g16[h].empty() ? out.ones16[h].data() : in.g16[h].data();
-  if (h == 0) return f.backward ? gelu_backward_bf16(g, x, out.y16.data(), kN, f.form)
-                                : gelu_forward_bf16(x, out.y16.data(), kN, f.form);
-  return f.backward ? gelu_backward_f16(g, x, out.y16.data(), kN, f.form)
-                    : gelu_forward_f16(x, out.y16.data(), kN, f.form);
+  if (h == 0) return f.backward ? lib.backward_bf16(g, x, out.y16.data(), kN, f.form)
+                                : lib.forward_bf16(x, out.y16.data(), kN, f.form);
+  return f.backward ? lib.backward_f16(g, x, out.y16.data(), kN, f.form)
+                    : lib.forward_f16(x, out.y16.data(), kN, f.form);
 }
 
 // Any status but GELU_OK ends the program before a table is printed: no partial figures.
-void CheckedCall(const Function& f, size_t c, const Inputs& in, Outputs& out) {
-  if (const gelu_status s = Call(f, in, out); s != GELU_OK) {
+void CheckedCall(const Library& lib, const Function& f, size_t c, const Inputs& in, Outputs& out) {
+  if (const gelu_status s = Call(lib, f, in, out); s != GELU_OK) {
     std::fprintf(stderr, "cost_by_class: %s on %s returned %s\n", f.name, kClasses[c].name, gelu_status_string(s));
     std::exit(1);
   }
@@ -188,26 +195,36 @@ double Median(std::vector<double> v) {
 }
 
 // Every class x function, interleaved, on the dispatch target now chosen: the seconds of each timed call per cell
-// (none for a forward function on a grad_out class).
+// (none for a forward function on a grad_out class), of this build and, with a baseline, of the baseline's, each
+// cell's two right after each other (which goes first alternates with the repetition).
 using Seconds = std::vector<std::vector<std::vector<double>>>;
-Seconds Measure(int reps, const std::vector<Function>& fs, const std::vector<Inputs>& inputs) {
+struct Measured {
+  Seconds ours, base;
+};
+Measured Measure(int reps, const std::vector<Function>& fs, const std::vector<Inputs>& inputs, const Library* base) {
   Outputs out;
-  Seconds seconds(kNumClasses, std::vector<std::vector<double>>(fs.size()));
+  Measured m{Seconds(kNumClasses, std::vector<std::vector<double>>(fs.size())), {}};
+  if (base != nullptr) m.base = m.ours;
   for (int rep = -1; rep < reps; ++rep) {  // rep -1: warm-up (also builds the 16-bit lookup tables)
     for (size_t c = 0; c < kNumClasses; ++c) {
       for (size_t f = 0; f < fs.size(); ++f) {
         if (kClasses[c].grad_out != nullptr && !fs[f].backward) continue;
-        // An untimed call first: the arrays were last touched a whole repetition (megabytes) ago, and the cell
-        // should time the kernel on its class, not the reload from L3 (the same for every class).
-        CheckedCall(fs[f], c, inputs[c], out);
-        const auto t0 = std::chrono::steady_clock::now();
-        CheckedCall(fs[f], c, inputs[c], out);
-        const double t = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-        if (rep >= 0) seconds[c][f].push_back(t);
+        const auto time = [&](const Library& lib, Seconds& seconds) {
+          // An untimed call first: the arrays were last touched a whole repetition (megabytes) ago, and the cell
+          // should time the kernel on its class, not the reload from L3 (the same for every class).
+          CheckedCall(lib, fs[f], c, inputs[c], out);
+          const auto t0 = std::chrono::steady_clock::now();
+          CheckedCall(lib, fs[f], c, inputs[c], out);
+          const double t = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+          if (rep >= 0) seconds[c][f].push_back(t);
+        };
+        if (base != nullptr && rep % 2 != 0) time(*base, m.base);
+        time(gelu::bench::Ours(), m.ours);
+        if (base != nullptr && rep % 2 == 0) time(*base, m.base);
       }
     }
   }
-  return seconds;
+  return m;
 }
 
 // A class name for a Markdown table cell: its '|' (as in |x|) escaped, which Markdown renders as '|'.
@@ -231,6 +248,23 @@ void PrintTable(const std::string& target, const std::vector<Function>& fs, cons
     for (size_t f = 0; f < fs.size(); ++f) {
       if (s[c][f].empty()) std::printf(" %8s |", "-");
       else std::printf(" %8.2f |", Median(s[c][f]) / Median(s[0][f]));
+    }
+  }
+  std::printf("\n");
+}
+
+// The A/B table: per cell the baseline's median time over this build's (> 1: this build is faster).
+void PrintAgainstBaseline(const std::string& target, const std::vector<Function>& fs, const Measured& m) {
+  std::printf("\n%s: the baseline's time over this build's, same class and function (> 1: this build is faster)"
+              "\n\n| %-24s |", target.c_str(), "class");
+  for (const Function& f : fs) std::printf(" %8s |", f.name);
+  std::printf("\n|--------------------------|");
+  for (size_t f = 0; f < fs.size(); ++f) std::printf("---------:|");
+  for (size_t c = 0; c < kNumClasses; ++c) {
+    std::printf("\n| %-24s |", Escaped(kClasses[c].name).c_str());
+    for (size_t f = 0; f < fs.size(); ++f) {
+      if (m.ours[c][f].empty()) std::printf(" %8s |", "-");
+      else std::printf(" %8.3f |", Median(m.base[c][f]) / Median(m.ours[c][f]));
     }
   }
   std::printf("\n");
@@ -284,7 +318,9 @@ int main(int argc, char** argv) {
   }
   const int reps = static_cast<int>(parsed);
   const std::string load = LoadAverage();  // before our own work adds to it
+  const Library* base = gelu::bench::Baseline("cost_by_class");
   gelu_set_num_threads(1);
+  if (base != nullptr) base->set_num_threads(1);
   std::vector<Inputs> inputs(kNumClasses);
   for (size_t c = 0; c < kNumClasses; ++c) {
     const InputClass& k = kClasses[c];
@@ -302,15 +338,15 @@ int main(int argc, char** argv) {
   // measured before anything is printed, so that a failure leaves no partial table.
   const std::string best = gelu_simd_target();
   const bool has_avx2 = (hwy::SupportedTargets() & HWY_AVX2) != 0, run_avx2 = has_avx2 && best != "AVX2";
-  const Seconds best_seconds = Measure(reps, fs, inputs);
-  Seconds avx2_seconds;
+  const Measured best_seconds = Measure(reps, fs, inputs, base);
+  Measured avx2_seconds;
   if (run_avx2) {
     hwy::SetSupportedTargetsForTest(HWY_AVX2);
     if (std::strcmp(gelu_simd_target(), "AVX2") != 0) {
       std::fprintf(stderr, "cost_by_class: AVX2 forced, but the library reports %s\n", gelu_simd_target());
       return 1;
     }
-    avx2_seconds = Measure(reps, fs, inputs);
+    avx2_seconds = Measure(reps, fs, inputs, base);
     hwy::SetSupportedTargetsForTest(0);
   }
   std::printf("cost_by_class: targets %s (best)%s; %zu elements per array, 1 thread, median of %d interleaved "
@@ -318,8 +354,13 @@ int main(int argc, char** argv) {
               best.c_str(),
               run_avx2 ? ", AVX2 (forced)" : (has_avx2 ? "" : "; AVX2 skipped: not supported by this CPU"),
               kN, reps, CpuModel().c_str(), load.c_str());
-  PrintTable(best + " (best supported)", fs, best_seconds);
-  if (run_avx2) PrintTable("AVX2 (forced)", fs, avx2_seconds);
+  if (base != nullptr) std::printf("baseline (GELU_BENCH_BASELINE): %s\n", std::getenv("GELU_BENCH_BASELINE"));
+  PrintTable(best + " (best supported)", fs, best_seconds.ours);
+  if (run_avx2) PrintTable("AVX2 (forced)", fs, avx2_seconds.ours);
+  if (base != nullptr) {
+    PrintAgainstBaseline(best + " (best supported)", fs, best_seconds);
+    if (run_avx2) PrintAgainstBaseline("AVX2 (forced)", fs, avx2_seconds);
+  }
   PrintRoundingNotes(inputs);
   return 0;
 }

@@ -20,7 +20,6 @@
 //   target/<HighwayTarget>/<impl>/<op>/f32/<form>/<dist>/t1/65536: every f32 function of ours and the baseline's,
 //     forced to each target (both libraries dispatch through the one libhwy, so the forced target holds for both).
 // Counters (Counter::kIsRate): elements/s and bytes/s, bytes = read + written (forward 2n, backward 3n values).
-#include <dlfcn.h>
 #include <omp.h>
 
 #include <algorithm>
@@ -39,6 +38,7 @@
 #include <utility>
 #include <vector>
 
+#include "bench/baseline_library.h"
 #include "benchmark/benchmark.h"
 #include "gelu/gelu.h"
 #include "hwy/aligned_allocator.h"
@@ -73,50 +73,10 @@ const char* TypeName() {
 int AllThreads() { return std::max(1, static_cast<int>(std::thread::hardware_concurrency())); }
 int ThreadCount(Threads t) { return t == Threads::kOne ? 1 : AllThreads(); }
 
-// The C API entry points a benchmark calls, from this build (Ours) or from a baseline build (Baseline).
-struct Library {
-  gelu_status (*forward_f32)(const float*, float*, size_t, gelu_approximate);
-  gelu_status (*backward_f32)(const float*, const float*, float*, size_t, gelu_approximate);
-  gelu_status (*forward_f64)(const double*, double*, size_t, gelu_approximate);
-  gelu_status (*backward_f64)(const double*, const double*, double*, size_t, gelu_approximate);
-  void (*set_num_threads)(int);
-  const char* (*simd_target)();
-};
-const Library& Ours() {
-  static const Library lib{gelu_forward_f32, gelu_backward_f32, gelu_forward_f64,    gelu_backward_f64,
-                           gelu_set_num_threads, gelu_simd_target};
-  return lib;
-}
-// nullptr when $GELU_BENCH_BASELINE is unset. RTLD_DEEPBIND: the baseline's calls into its own internals must bind
-// to its own copies, not to this build's (both export the same names); libhwy and the OpenMP runtime are shared.
-const Library* Baseline() {
-  static const Library* lib = []() -> const Library* {
-    const char* path = std::getenv("GELU_BENCH_BASELINE");
-    if (path == nullptr || *path == '\0') return nullptr;
-    void* h = dlopen(path, RTLD_NOW | RTLD_LOCAL | RTLD_DEEPBIND);
-    if (h == nullptr) {
-      std::fprintf(stderr, "gelu_benchmark: cannot load the baseline %s: %s\n", path, dlerror());
-      std::exit(1);
-    }
-    auto sym = [&](const char* name) {
-      void* p = dlsym(h, name);
-      if (p == nullptr) {
-        std::fprintf(stderr, "gelu_benchmark: the baseline %s lacks %s\n", path, name);
-        std::exit(1);
-      }
-      return p;
-    };
-    static Library l;
-    l.forward_f32 = reinterpret_cast<decltype(l.forward_f32)>(sym("gelu_forward_f32"));
-    l.backward_f32 = reinterpret_cast<decltype(l.backward_f32)>(sym("gelu_backward_f32"));
-    l.forward_f64 = reinterpret_cast<decltype(l.forward_f64)>(sym("gelu_forward_f64"));
-    l.backward_f64 = reinterpret_cast<decltype(l.backward_f64)>(sym("gelu_backward_f64"));
-    l.set_num_threads = reinterpret_cast<decltype(l.set_num_threads)>(sym("gelu_set_num_threads"));
-    l.simd_target = reinterpret_cast<decltype(l.simd_target)>(sym("gelu_simd_target"));
-    return &l;
-  }();
-  return lib;
-}
+// The entry points of this build and of the baseline (bench/baseline_library.h).
+using gelu::bench::Library;
+using gelu::bench::Ours;
+const Library* Baseline() { return gelu::bench::Baseline("gelu_benchmark"); }
 
 // Both the library (gelu_set_num_threads) and the OpenMP users in this file (oneDNN's OMP runtime, the threaded
 // copy and naive loops) are told the thread count before each run, so no setting leaks between benchmarks.

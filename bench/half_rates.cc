@@ -8,8 +8,6 @@
 // With GELU_BENCH_BASELINE, also the 16-bit elementwise functions of this build against the same C API from that
 // library (dlopen, in this process): x ~ N(0,1) and U[-10,10], grad_out ~ N(0,1), 64 Ki elements on 1 thread and
 // 16 Mi on all, 9 interleaved rounds of (ours, baseline), each the best of `reps`; medians and their ratio.
-#include <dlfcn.h>
-
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -23,6 +21,7 @@
 
 #include "gelu/gelu.h"
 #include "gelu/gelu.hpp"
+#include "bench/baseline_library.h"
 
 namespace {
 
@@ -199,39 +198,9 @@ void Fused(size_t rows, size_t cols, int threads) {
 
 }  // namespace
 
-// The 16-bit elementwise C API, from this build or from $GELU_BENCH_BASELINE (nullptr when unset). RTLD_DEEPBIND:
-// the baseline's calls into its own internals bind to its own copies (both export the same names).
-struct HalfApi {
-  gelu_status (*forward_bf16)(const uint16_t*, uint16_t*, size_t, gelu_approximate);
-  gelu_status (*forward_f16)(const uint16_t*, uint16_t*, size_t, gelu_approximate);
-  gelu_status (*backward_bf16)(const uint16_t*, const uint16_t*, uint16_t*, size_t, gelu_approximate);
-  gelu_status (*backward_f16)(const uint16_t*, const uint16_t*, uint16_t*, size_t, gelu_approximate);
-  void (*set_num_threads)(int);
-};
-const HalfApi* BaselineApi() {
-  const char* path = std::getenv("GELU_BENCH_BASELINE");
-  if (path == nullptr || *path == '\0') return nullptr;
-  void* h = dlopen(path, RTLD_NOW | RTLD_LOCAL | RTLD_DEEPBIND);
-  if (h == nullptr) {
-    std::fprintf(stderr, "half_rates: cannot load the baseline %s: %s\n", path, dlerror());
-    std::exit(1);
-  }
-  auto sym = [&](const char* name) {
-    void* p = dlsym(h, name);
-    if (p == nullptr) {
-      std::fprintf(stderr, "half_rates: the baseline %s lacks %s\n", path, name);
-      std::exit(1);
-    }
-    return p;
-  };
-  static HalfApi api;
-  api.forward_bf16 = reinterpret_cast<decltype(api.forward_bf16)>(sym("gelu_forward_bf16"));
-  api.forward_f16 = reinterpret_cast<decltype(api.forward_f16)>(sym("gelu_forward_f16"));
-  api.backward_bf16 = reinterpret_cast<decltype(api.backward_bf16)>(sym("gelu_backward_bf16"));
-  api.backward_f16 = reinterpret_cast<decltype(api.backward_f16)>(sym("gelu_backward_f16"));
-  api.set_num_threads = reinterpret_cast<decltype(api.set_num_threads)>(sym("gelu_set_num_threads"));
-  return &api;
-}
+// The entry points of this build and of the baseline (bench/baseline_library.h).
+using HalfApi = gelu::bench::Library;
+const HalfApi* BaselineApi() { return gelu::bench::Baseline("half_rates"); }
 
 double Median(std::vector<double> v) {
   std::sort(v.begin(), v.end());
@@ -239,8 +208,7 @@ double Median(std::vector<double> v) {
 }
 
 void AgainstBaseline(const HalfApi& base, size_t n, int threads) {
-  const HalfApi ours{gelu_forward_bf16, gelu_forward_f16, gelu_backward_bf16, gelu_backward_f16,
-                     gelu_set_num_threads};
+  const HalfApi& ours = gelu::bench::Ours();
   ours.set_num_threads(threads);
   base.set_num_threads(threads);
   const auto g = Normal(n, 2);
