@@ -215,6 +215,65 @@ int RandomInputs() {
 }
 int Scaled(int count) { return std::max(1, static_cast<int>(int64_t{count} * RandomInputs() / 200000)); }
 
+// Tiny x (|x| < kCoreTinyBelow = 2^-40: zeros, subnormals, tiny normals), which the kernels serve by selection
+// (src/common/gelu_f32_math.h): f(x) is x/2 rounded to nearest even, and grad_out f'(x) is grad_out/2 rounded to
+// nearest even for every finite grad_out, subnormal halves (ties) included. The oracle is double arithmetic, exact
+// here, and its rounding to float. Mixed with ordinary lanes in one array, so that the blocks' selection and the
+// blends run with both kinds of lane. The float-core targets and the shared scalar path (the CUDA kernels' source);
+// the other targets run the double path, which rounds f(x) and grad_out f'(x) once, not their halves: a tie goes
+// the way of the true value there, one unit of the subnormal grid from the half at most.
+TEST_P(GeluF32Test, TinyInputsGiveHalfOfXOrGradOut) {
+  const bool float_core = gelu::cpu::RunsFloatCore(GetParam());
+  const auto expect_half = [float_core](float result, float half) {
+    if (float_core) return Bits(result) == Bits(half);
+    const int64_t units = static_cast<int64_t>(Bits(result)) - static_cast<int64_t>(Bits(half));
+    return units >= -1 && units <= 1;
+  };
+  std::mt19937 rng(7);
+  std::vector<float> x, g;
+  std::uniform_real_distribution<float> exponent(-126.0f, -40.0f);
+  std::normal_distribution<float> normal(0.0f, 1.0f);
+  const uint32_t stride = 0x00800000u / static_cast<uint32_t>(Scaled(86000)) | 1u;  // odd: both parities of units
+  for (uint32_t bits = 0; bits < 0x00800000u; bits += stride) {  // subnormals (and +-0), both signs
+    for (uint32_t sign : {0u, 0x80000000u}) x.push_back(std::bit_cast<float>(bits | sign));
+  }
+  for (int i = 0; i < Scaled(20000); ++i) {  // tiny normals, log-uniform
+    const float v = std::exp2(exponent(rng));
+    x.push_back(i % 2 ? v : -v);
+  }
+  for (size_t i = 0; i < x.size(); i += 5) x[i] = normal(rng);  // ordinary lanes among them
+  x.push_back(std::bit_cast<float>(0x2B7FFFFFu));  // the largest tiny x, and the least that is not
+  x.push_back(std::bit_cast<float>(0x2B800000u));
+  for (size_t i = 0; i < x.size(); ++i) {
+    // grad_out: mostly N(0, 1); every 7th an odd subnormal or a value in [2^-126, 2^-125) (a tie when halved)
+    const uint32_t odd = (static_cast<uint32_t>(rng()) & 0x00ffffffu) | 1u;
+    g.push_back(i % 7 ? normal(rng) : std::bit_cast<float>(odd | (i % 2 ? 0x80000000u : 0u)));
+  }
+  std::vector<float> y(x.size());
+  const auto tiny = [](float v) { return std::fabs(v) < 0x1p-40f; };
+  for (gelu_approximate a : kForms) {
+    SCOPED_TRACE(a);
+    ASSERT_EQ(gelu_forward_f32(x.data(), y.data(), x.size(), a), GELU_OK);
+    size_t checked = 0;
+    for (size_t i = 0; i < x.size(); ++i) {
+      if (!tiny(x[i])) continue;
+      ++checked;
+      const float half = static_cast<float>(0.5 * static_cast<double>(x[i]));
+      ASSERT_TRUE(expect_half(y[i], half)) << std::hexfloat << "forward x=" << x[i] << " y=" << y[i];
+      ASSERT_EQ(Bits(gelu::common::ForwardF32(x[i], a)), Bits(half)) << std::hexfloat << "scalar path, x=" << x[i];
+    }
+    EXPECT_GT(checked, static_cast<size_t>(Scaled(80000)));
+    ASSERT_EQ(gelu_backward_f32(g.data(), x.data(), y.data(), x.size(), a), GELU_OK);
+    for (size_t i = 0; i < x.size(); ++i) {
+      if (!tiny(x[i])) continue;
+      const float half = static_cast<float>(0.5 * static_cast<double>(g[i]));
+      ASSERT_TRUE(expect_half(y[i], half)) << std::hexfloat << "backward x=" << x[i] << " g=" << g[i] << " y=" << y[i];
+      ASSERT_EQ(Bits(gelu::common::BackwardF32(g[i], x[i], a)), Bits(half))
+          << std::hexfloat << "scalar path, x=" << x[i] << " g=" << g[i];
+    }
+  }
+}
+
 TEST_P(GeluF32Test, SweepAndRandomBitsAgainstReference) {
   std::vector<float> x;
   for (int i = -5000; i <= 5000; ++i) x.push_back(static_cast<float>(i * 0.02));  // SLEEF tester: [-100, 100]

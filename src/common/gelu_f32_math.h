@@ -43,7 +43,10 @@
 //               t (t^2 / 2, t^3) and would need far more intervals or degrees. The AVX2 and AVX-512 kernels run
 //               the core on every vector in place (the ring too, where a vector has ring lanes: on AVX2 in the
 //               same evaluation, CoreOrRingF32) and compact the tail lanes of each 1024-element block, running
-//               them a vector at a time.
+//               them a vector at a time. Tiny x (|x| < kCoreTinyBelow = 2^-40, zeros and subnormals included):
+//               the core evaluates them at +-2^-40, so that no operation has a subnormal operand, and the forward
+//               returns x/2 rounded to nearest even (HalfOfTiny); the vector loops take that path only for blocks
+//               that hold a tiny x.
 //   Special:    GELU(+-0) = +-0, GELU(+inf) = +inf, GELU(-inf) = -0, NaN -> NaN; f'(-inf) = 0, f'(+inf) = 1.
 #ifndef GELU_SRC_COMMON_GELU_F32_MATH_H_
 #define GELU_SRC_COMMON_GELU_F32_MATH_H_
@@ -122,6 +125,21 @@ inline constexpr bool kRingNegativeDerivative = [] {
   return true;
 }();
 
+// Tiny inputs, |x| < kCoreTinyBelow = 2^-40 (zero and subnormal x included). Run through the core as they are,
+// d = x makes subnormal intermediates (d^2, q d^2 with q ~ a2 ~ 2^-25.5 at c = 0, the forward's x * tail, subnormal x
+// itself), and a multiply or FMA with a subnormal operand costs a microcode assist on Intel cores (~150 cycles a
+// vector; a subnormal result, an addition or a vrangeps costs nothing extra there: docs/EXPERIMENTS.md). So the core
+// evaluates them at x = +-2^-40 instead (AwayFromTiny), where every intermediate is at least ~2^-106 (d^2 = 2^-80,
+// q d^2 ~ 2^-105.5, u * tail ~ 2^-81, a1 d's rounding error a multiple of 2^-88; 2^-50 would be the least power of
+// two that keeps q d^2 normal). For the derivative that gives the bits of x itself: f'(x) = 1/2 + O(x), so
+// grad_out f'(x) rounds to grad_out / 2 for every |x| < 2^-25 except where grad_out / 2 is a tie on the subnormal
+// grid, and there grad_out * tail (< 2^-160) rounds to zero in both evaluations (every tiny input compared with
+// the evaluation at x, grad_out 1 and hashed: docs/EXPERIMENTS.md). The forward takes
+// HalfOfTiny(x) = x / 2 rounded to nearest even: f(x) = x/2 (1 + ~0.8 x) and 0.8 |x| < 2^-40 is far below half an
+// ULP, so this is the correctly rounded value except at ties, and bit for bit the core's own result at x there
+// (fma(x, 1/2, x * tail), x * tail far below the result's ULP or rounded to zero).
+inline constexpr float kCoreTinyBelow = 0x1p-40f;
+
 // TailF32's e^-r - 1 = -r + r^2/2 - r^3/6 + r^4/24 (Taylor, truncation < 2^-39 for |r| <= ln2/64) = r P(r), the
 // coefficients of P from the lowest degree up (HornerSteps).
 inline constexpr float kTailExpTaylor[4] = {-1.0f, 0.5f, -1.0f / 6.0f, 1.0f / 24.0f};
@@ -168,12 +186,24 @@ struct ScalarOps : ScalarLaneOps<float> {
   }
   // r with the sign bit of -a ORed into its own (OrSignOfProduct for a product known negative).
   GELU_HD static float OrSignOfNegated(float r, float a) { return BitsToFloat(FloatToBits(r) | (~FloatToBits(a) & 0x80000000u)); }
+  // x with its magnitude raised to kCoreTinyBelow where it is below (the sign kept; NaN kept): the core's input.
+  GELU_HD static float AwayFromTiny(float x) {
+    return Abs(x) < kCoreTinyBelow ? BitsToFloat((FloatToBits(x) & 0x80000000u) | FloatToBits(kCoreTinyBelow)) : x;
+  }
+  // x / 2 rounded to nearest even, for |x| < kCoreTinyBelow, in integer arithmetic (no subnormal operation).
+  // a = bits of |x|: from 2^-125 up the exponent field minus 1 (exact); below, a is |x| in units of 2^-149
+  // (subnormals, and [2^-126, 2^-125) where the implicit bit is bit 23), halved with ties to even, which is the
+  // result's pattern.
+  GELU_HD static float HalfOfTiny(float x) {
+    const uint32_t bits = FloatToBits(x), sign = bits & 0x80000000u, a = bits ^ sign, half = a >> 1;
+    return BitsToFloat(sign | (a >= 0x01000000u ? a - 0x00800000u : half + (a & half & 1u)));
+  }
 };
 
 template <int kForm>
 GELU_HD float ForwardF32Form(float x) {
   const ScalarOps o;
-  if (InCore(o, x)) return CoreF32<kForm, false>(o, x, 1.0f);
+  if (InCore(o, x)) return IsTiny(o, x) ? o.HalfOfTiny(x) : CoreF32<kForm, false>(o, x, 1.0f);
   if (TailIdentity<kForm, false>(o, x)) return x;
   if constexpr (F32Form<kForm>::kHasRing) {
     if (InRing(o, x)) return RingF32<kForm, false>(o, x, 1.0f);
@@ -186,7 +216,7 @@ GELU_HD float ForwardF32Form(float x) {
 template <int kForm>
 GELU_HD float BackwardF32Form(float grad_out, float x) {
   const ScalarOps o;
-  if (InCore(o, x)) return CoreF32<kForm, true>(o, x, grad_out);
+  if (InCore(o, x)) return CoreF32<kForm, true>(o, o.AwayFromTiny(x), grad_out);
   if (TailIdentity<kForm, true>(o, x)) return grad_out;
   if constexpr (F32Form<kForm>::kHasRing) {
     if (InRing(o, x)) return RingF32<kForm, true>(o, x, grad_out);

@@ -278,73 +278,154 @@ HWY_NOINLINE void GeluF32BlockTails(float* tail_x, float* tail_g, size_t tails, 
   }
 }
 
-// y[i] = f(x[i]) (kBackward false) or grad_in[i] = g[i] * f'(x[i]) over `count` float32 elements, a multiple of
-// the vector length. The lanes in the core range run the float core (common::CoreF32), the others the float tail
-// (common::TailF32), and the double path where the tail leaves them invalid. A lane's bits depend on its own input
-// only, never on its neighbours, on n or on alignment.
-template <int kForm, bool kBackward>
-HWY_INLINE void GeluF32Run(const float* g, const float* x, float* y, size_t count) {
+// The least |x| of vectors of x, to tell whether any may be tiny (IsTiny: |x| < 2^-40, zeros and subnormals
+// included): a vector that LesserMagnitude folds each vector of x into, from NoMagnitude(), and MayBeTiny tests.
+// AVX-512: the magnitudes as floats, one vrangeps a vector (the lesser magnitude; a quiet NaN operand gives the
+// other, a signalling one a NaN, which MayBeTiny counts as tiny: a block the tiny path serves as well, only
+// slower). Elsewhere the bits of |x| in integer lanes (a NaN's exceed every number's, so a NaN never hides a tiny
+// lane, as a float minimum would on Arm). Free functions on a vector, not a struct: SVE's vectors cannot be
+// members.
+#if HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL
+using MagnitudeVec = hn::Vec<hn::ScalableTag<float>>;
+HWY_INLINE MagnitudeVec NoMagnitude() { return hn::Set(hn::ScalableTag<float>(), HUGE_VALF); }
+HWY_INLINE MagnitudeVec LesserMagnitude(MagnitudeVec least, const float* p) {
+  constexpr int kLesserMagnitude = 0x0a;  // vrangeps: the lesser magnitude, sign cleared
+  return MagnitudeVec{_mm512_range_ps(_mm512_loadu_ps(p), least.raw, kLesserMagnitude)};
+}
+HWY_INLINE bool MayBeTiny(MagnitudeVec least) {
+  const hn::ScalableTag<float> df;
+  return !hn::AllTrue(df, hn::Ge(least, hn::Set(df, common::kCoreTinyBelow)));
+}
+#else
+using MagnitudeVec = hn::Vec<hn::RebindToSigned<hn::ScalableTag<float>>>;
+HWY_INLINE MagnitudeVec NoMagnitude() { return hn::Set(hn::RebindToSigned<hn::ScalableTag<float>>(), 0x7fffffff); }
+HWY_INLINE MagnitudeVec LesserMagnitude(MagnitudeVec least, const float* p) {
+  const hn::ScalableTag<float> df;
+  const hn::RebindToSigned<decltype(df)> di;
+  return hn::Min(least, hn::And(hn::BitCast(di, hn::LoadU(df, p)), hn::Set(di, 0x7fffffff)));
+}
+HWY_INLINE bool MayBeTiny(MagnitudeVec least) {
+  const hn::ScalableTag<float> df;
+  const hn::RebindToSigned<decltype(df)> di;
+  return !hn::AllFalse(di, hn::Lt(least, hn::BitCast(di, hn::Set(df, common::kCoreTinyBelow))));
+}
+#endif
+// Whether any of the `count` elements of x (a multiple of the vector length) may be tiny.
+HWY_INLINE bool AnyTiny(const float* x, size_t count) {
+  MagnitudeVec least = NoMagnitude();
+  for (size_t i = 0; i < count; i += hn::Lanes(hn::ScalableTag<float>())) least = LesserMagnitude(least, x + i);
+  return MayBeTiny(least);
+}
+
+// One block of GeluF32Run: every vector runs the core in place (OutsideCore finds its lanes outside the core: rare
+// on N(0,1)). Of those, identity lanes take x or grad_out at once, and the tail lanes are compacted into tail_x
+// (tail_g), their masks into tail_masks, their count into tails. The core lanes are not compacted: a vcompressps or
+// vexpandps costs about half the core's own evaluation per vector, so the core is cheaper in place
+// (docs/EXPERIMENTS.md). kTiny: the block may hold tiny lanes (MayBeTiny); the core then evaluates AwayFromTiny(x),
+// and the forward selects HalfOfTiny(x) for them (src/common/gelu_f32_math.h, kCoreTinyBelow, says why); without tiny lanes
+// AwayFromTiny(x) = x, so the other blocks skip it.
+// kScanNext: the next block is as long as this one, and `next` (its x) is scanned on the way (LesserMagnitude), so
+// that the read for the tiny test runs among the core's operations, on the ports the permutes leave free, instead
+// of in a loop of its own, which cost N(0, 1) more (docs/EXPERIMENTS.md, "Tiny inputs").
+// Returns the next block's least magnitude (NoMagnitude() without kScanNext).
+template <int kForm, bool kBackward, bool kTiny, bool kScanNext>
+HWY_INLINE MagnitudeVec GeluF32Block(const float* g, const float* x, float* y, size_t block, float* tail_x,
+                                     float* tail_g, LaneBits* tail_masks, size_t& tails, const float* next) {
   const hn::ScalableTag<float> df;
   const HwyOps<decltype(df)> o{df};
   const size_t N = hn::Lanes(df);
-  // Every vector runs the core in place (OutsideCore finds its lanes outside the core: rare on N(0,1)). Of those,
-  // identity lanes take x or grad_out at once, and the tail lanes are compacted into a buffer that
-  // GeluF32BlockTails runs a vector at a time at the end of the block, so that tail-heavy data (U[-10, 10]: ~40%
-  // tail lanes) runs the tail on tail lanes only. The core lanes are not compacted: a vcompressps or vexpandps
-  // costs about half the core's own evaluation per vector, so the core is cheaper in place (docs/EXPERIMENTS.md).
+  MagnitudeVec next_least = NoMagnitude();
+  tails = 0;
+  for (size_t i = 0; i < block; i += N) {
+    if constexpr (kScanNext) next_least = LesserMagnitude(next_least, next + i);
+    if (kPrefetch && i % kFloatsPerLine == 0) {
+      PrefetchAhead(x + i, false);
+      if constexpr (kBackward) PrefetchAhead(g + i, false);
+      PrefetchAhead(y + i, true);
+    }
+    const auto xv = hn::LoadU(df, x + i);
+    const auto gv = kBackward ? hn::LoadU(df, g + i) : hn::Set(df, 1.0f);
+    const auto core_x = kTiny ? o.AwayFromTiny(xv) : xv;
+    // The sigmoid's ring lanes (60% of U[-10, 10]'s) run in place, cheaper than compacting them. On AVX2 the
+    // lookup reads each lane's own column at no extra cost, so one evaluation serves the core and ring lanes of
+    // a vector (CoreOrRingF32), and the core alone those without lanes outside it. On AVX-512 the ring is a
+    // second evaluation (RingF32) of the vectors with ring lanes: a lookup in both tables at once (two
+    // vpermt2ps and a blend per row) doubles the lookups that bound the loop, for every vector
+    // (docs/EXPERIMENTS.md).
+    // (The core first where it serves every vector: with OutsideCore first GCC schedules the core's first
+    // vpermt2ps last.)
+    constexpr bool kCoreOrRing = common::F32Form<kForm>::kHasRing && HWY_TARGET == HWY_AVX2;
+    hn::Vec<decltype(df)> v;
+    if constexpr (!kCoreOrRing) v = gelu::HWY_NAMESPACE::CoreF32<kForm, kBackward>(o, core_x, gv);
+    // (core_x, not xv: the same lanes are outside, since AwayFromTiny moves only tiny lanes and within the
+    // interval centred at 0, and keeps NaN; the add is then the core's own.)
+    const bool any_outside = AnyOutsideCore(df, core_x);
+    if (kCoreOrRing && !any_outside) v = gelu::HWY_NAMESPACE::CoreF32<kForm, kBackward>(o, core_x, gv);
+    LaneBits tail_bits = 0;
+    if (HWY_UNLIKELY(any_outside)) {
+      // Identity lanes (x >= kTailIdentityFrom > kCoreEnd): the result is x or grad_out.
+      const auto identity = gelu::HWY_NAMESPACE::TailIdentity<kForm, kBackward>(o, xv);
+      auto tail = hn::AndNot(identity, OutsideCore(df, core_x));
+      if constexpr (common::F32Form<kForm>::kHasRing) {
+        const auto ring = hn::And(tail, gelu::HWY_NAMESPACE::InRing(o, xv));
+        if constexpr (kCoreOrRing) {
+          v = gelu::HWY_NAMESPACE::CoreOrRingF32<kForm, kBackward>(o, core_x, gv, ring);
+        } else if (!hn::AllFalse(df, ring)) {  // none in vectors of NaN, infinities, far tails only
+          v = hn::IfThenElse(ring, gelu::HWY_NAMESPACE::RingF32<kForm, kBackward>(o, xv, gv), v);
+        }
+        tail = hn::AndNot(ring, tail);
+      }
+      v = hn::IfThenElse(identity, kBackward ? gv : xv, v);
+      tail_bits = MaskBits(df, tail);
+      if (tail_bits != 0) {
+        CompactLanes<decltype(df)>(xv, tail, tail_bits, tail_x + tails);
+        if constexpr (kBackward) CompactLanes<decltype(df)>(gv, tail, tail_bits, tail_g + tails);
+        tails += static_cast<size_t>(__builtin_popcountll(tail_bits));
+      }
+    }
+    if constexpr (kTiny && !kBackward) v = hn::IfThenElse(IsTiny(o, xv), o.HalfOfTiny(xv), v);
+    tail_masks[i / N] = tail_bits;
+    // Stored after x (and grad_out) of this vector were read: in-place calls are allowed.
+    hn::StoreU(v, df, y + i);
+  }
+  return next_least;
+}
+
+// y[i] = f(x[i]) (kBackward false) or grad_in[i] = g[i] * f'(x[i]) over `count` float32 elements, a multiple of
+// the vector length, in blocks of kTailBlock (GeluF32Block). The lanes in the core range run the float core
+// (common::CoreF32), the others the float tail (common::TailF32), and the double path where the tail leaves them
+// invalid. The tail lanes of a block run, compacted, at its end (GeluF32BlockTails), so that tail-heavy data
+// (U[-10, 10]: ~40% tail lanes) runs the tail on tail lanes only. A lane's bits depend on its own input only,
+// never on its neighbours, on n or on alignment.
+template <int kForm, bool kBackward>
+HWY_INLINE void GeluF32Run(const float* g, const float* x, float* y, size_t count) {
   HWY_ALIGN float tail_x[kTailBuffer], tail_g[kBackward ? kTailBuffer : 1];
   LaneBits tail_masks[kTailBlock / 4];  // one per vector of the narrowest float-core targets (4 lanes)
+  bool tiny = AnyTiny(x, HWY_MIN(kTailBlock, count));
   for (size_t start = 0; start < count; start += kTailBlock) {
     const size_t block = HWY_MIN(kTailBlock, count - start);
-    size_t tails = 0;
-    for (size_t i = 0; i < block; i += N) {
-      if (kPrefetch && i % kFloatsPerLine == 0) {
-        PrefetchAhead(x + start + i, false);
-        if constexpr (kBackward) PrefetchAhead(g + start + i, false);
-        PrefetchAhead(y + start + i, true);
+    const size_t next = start + block;
+    const float* gb = kBackward ? g + start : nullptr;
+    const float* xb = x + start;
+    float* yb = y + start;
+    size_t tails;
+    // Each block reads its x before it writes its y, and the scan reads the next block's: in place too.
+    if (count - next >= block) {  // the next block is as long as this one: scanned on the way
+      const float* xn = x + next;
+      const MagnitudeVec next_least =
+          HWY_UNLIKELY(tiny)
+              ? GeluF32Block<kForm, kBackward, true, true>(gb, xb, yb, block, tail_x, tail_g, tail_masks, tails, xn)
+              : GeluF32Block<kForm, kBackward, false, true>(gb, xb, yb, block, tail_x, tail_g, tail_masks, tails, xn);
+      tiny = MayBeTiny(next_least);
+    } else {
+      if (HWY_UNLIKELY(tiny)) {
+        GeluF32Block<kForm, kBackward, true, false>(gb, xb, yb, block, tail_x, tail_g, tail_masks, tails, nullptr);
+      } else {
+        GeluF32Block<kForm, kBackward, false, false>(gb, xb, yb, block, tail_x, tail_g, tail_masks, tails, nullptr);
       }
-      const auto xv = hn::LoadU(df, x + start + i);
-      const auto gv = kBackward ? hn::LoadU(df, g + start + i) : hn::Set(df, 1.0f);
-      // The sigmoid's ring lanes (60% of U[-10, 10]'s) run in place, cheaper than compacting them. On AVX2 the
-      // lookup reads each lane's own column at no extra cost, so one evaluation serves the core and ring lanes of
-      // a vector (CoreOrRingF32), and the core alone those without lanes outside it. On AVX-512 the ring is a
-      // second evaluation (RingF32) of the vectors with ring lanes: a lookup in both tables at once (two
-      // vpermt2ps and a blend per row) doubles the lookups that bound the loop, for every vector
-      // (docs/EXPERIMENTS.md).
-      // (The core first where it serves every vector: with OutsideCore first GCC schedules the core's first
-      // vpermt2ps last.)
-      constexpr bool kCoreOrRing = common::F32Form<kForm>::kHasRing && HWY_TARGET == HWY_AVX2;
-      hn::Vec<decltype(df)> v;
-      if constexpr (!kCoreOrRing) v = gelu::HWY_NAMESPACE::CoreF32<kForm, kBackward>(o, xv, gv);
-      const bool any_outside = AnyOutsideCore(df, xv);
-      if (kCoreOrRing && !any_outside) v = gelu::HWY_NAMESPACE::CoreF32<kForm, kBackward>(o, xv, gv);
-      LaneBits tail_bits = 0;
-      if (HWY_UNLIKELY(any_outside)) {
-        // Identity lanes (x >= kTailIdentityFrom > kCoreEnd): the result is x or grad_out.
-        const auto identity = gelu::HWY_NAMESPACE::TailIdentity<kForm, kBackward>(o, xv);
-        auto tail = hn::AndNot(identity, OutsideCore(df, xv));
-        if constexpr (common::F32Form<kForm>::kHasRing) {
-          const auto ring = hn::And(tail, gelu::HWY_NAMESPACE::InRing(o, xv));
-          if constexpr (kCoreOrRing) {
-            v = gelu::HWY_NAMESPACE::CoreOrRingF32<kForm, kBackward>(o, xv, gv, ring);
-          } else if (!hn::AllFalse(df, ring)) {  // none in vectors of NaN, infinities, far tails only
-            v = hn::IfThenElse(ring, gelu::HWY_NAMESPACE::RingF32<kForm, kBackward>(o, xv, gv), v);
-          }
-          tail = hn::AndNot(ring, tail);
-        }
-        v = hn::IfThenElse(identity, kBackward ? gv : xv, v);
-        tail_bits = MaskBits(df, tail);
-        if (tail_bits != 0) {
-          CompactLanes<decltype(df)>(xv, tail, tail_bits, tail_x + tails);
-          if constexpr (kBackward) CompactLanes<decltype(df)>(gv, tail, tail_bits, tail_g + tails);
-          tails += static_cast<size_t>(__builtin_popcountll(tail_bits));
-        }
-      }
-      tail_masks[i / N] = tail_bits;
-      // Stored after x (and grad_out) of this vector were read: in-place calls are allowed.
-      hn::StoreU(v, df, y + start + i);
+      if (next < count) tiny = AnyTiny(x + next, count - next);
     }
-    if (tails > 0) GeluF32BlockTails<kForm, kBackward>(tail_x, tail_g, tails, tail_masks, block, y + start);
+    if (tails > 0) GeluF32BlockTails<kForm, kBackward>(tail_x, tail_g, tails, tail_masks, block, yb);
   }
 }
 

@@ -345,6 +345,22 @@ struct HwyOps {
 #endif
     return hn::Sub(x, hn::Sub(shifted, hn::Set(d, common::kCoreShifter)));
   }
+  // See common::ScalarOps::AwayFromTiny and HalfOfTiny (the lanes a block with tiny inputs runs: GeluF32Run).
+  HWY_INLINE V AwayFromTiny(V x) const {
+    const V floor = hn::Set(d, common::kCoreTinyBelow);
+    return hn::IfThenElse(hn::Lt(hn::Abs(x), floor), hn::CopySignToAbs(floor, x), x);
+  }
+  HWY_INLINE V HalfOfTiny(V x) const {
+    const hn::RebindToSigned<D> di;
+    const auto sign = hn::Set(di, static_cast<int32_t>(0x80000000u));
+    const auto bits = hn::BitCast(di, x);
+    const auto a = hn::AndNot(sign, bits);
+    const auto half = hn::ShiftRight<1>(a);
+    const auto below = hn::Add(half, hn::And(hn::And(a, half), hn::Set(di, 1)));
+    const auto above = hn::Sub(a, hn::Set(di, 0x00800000));
+    const auto magnitude = hn::IfThenElse(hn::Lt(a, hn::Set(di, 0x01000000)), below, above);
+    return hn::BitCast(d, hn::Or(magnitude, hn::And(bits, sign)));
+  }
   // The column of kCoreAndRingRowsKind (CoreOrRingF32): the ring's columns follow the core's 32.
   // (AVX2 only: its Column is j mod 32.)
   template <class M>
