@@ -225,6 +225,52 @@ TEST_F(Check, NamesOneMisroundedBfloat16Result) {
   EXPECT_NE(r.out.find("FAIL (1)      x = 0x1.8p+0 (1.5)"), std::string::npos) << r.out;
 }
 
+TEST_F(Check, NamesOneMisroundedFloat16Result) {
+  const Result r = Run({"--lib", Lib("f16_off"), "--symbol", "gelu_forward_f16_none", "--dtype", "float16",
+                        "--require", "correctly-rounded"});
+  EXPECT_EQ(r.rc, 2) << r.err;
+  EXPECT_NE(r.out.find("misrounded (not the correctly rounded value): 1 of 65536"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("FAIL (1)      x = 0x1.8p+0 (1.5)"), std::string::npos) << r.out;
+}
+
+// The tanh and sigmoid forms are judged against their own formulas ("own"): 5 ULP high on an interval of 2^-10,
+// found there, and failing ulp4; the same library's exact form, unplanted, passes it.
+TEST_F(Check, NamesFiveUlpInTheTanhAndSigmoidForms) {
+  struct Plant {
+    const char* lib;
+    const char* form;
+    double from;
+  };
+  for (const Plant& p : {Plant{"tanh_five_ulp", "tanh", 1.5}, Plant{"sigmoid_five_ulp", "sigmoid", -2.5}}) {
+    const std::string sym = std::string("gelu_forward_f32_") + p.form;
+    const Result r = Run({"--lib", Lib(p.lib), "--symbol", sym, "-a", p.form, "--json"});
+    ASSERT_EQ(r.rc, 0) << sym << r.err;
+    const double max = NumberAfter(r.out, "\"own\"", "\"error\": ");
+    const double x = NumberAfter(r.out, "\"own\"", "\"x\": ");
+    EXPECT_GT(max, 4.5) << sym;
+    EXPECT_LE(max, 7.0) << sym;  // 5 plus the form's own error, at most 2
+    EXPECT_GE(x, p.from) << sym;
+    EXPECT_LT(x, p.from + 0x1p-10) << sym;
+    EXPECT_EQ(Run({"--lib", Lib(p.lib), "--symbol", sym, "-a", p.form, "--require", "ulp4"}).rc, 2) << sym;
+    EXPECT_EQ(Run({"--lib", Lib(p.lib), "--symbol", "gelu_forward_f32_none", "--require", "ulp4"}).rc, 0) << sym;
+  }
+}
+
+// A backward error inside the near-root window of f' (|f'| < 2^-8 around x = -0.7518, where the checker measures
+// |error| in units of 2^-24, not in ULP of the tiny f'): 2^-21 high is 8 such units, named at its input, and fails
+// ulp4; a relative measure would have put millions of ULP there.
+TEST_F(Check, NamesABackwardErrorInsideTheNearRootWindow) {
+  const Result r = Run({"--lib", Lib("root_off"), "--symbol", "gelu_backward_f32_none", "--backward", "--json"});
+  ASSERT_EQ(r.rc, 0) << r.err;
+  const double max = NumberAfter(r.out, "\"own\"", "\"error\": ");
+  const double x = NumberAfter(r.out, "\"own\"", "\"x\": ");
+  EXPECT_GE(max, 7.0);
+  EXPECT_LE(max, 9.0);
+  EXPECT_LT(std::fabs(x + 0.7518), 0x1p-8) << x;
+  EXPECT_EQ(Run({"--lib", Lib("root_off"), "--symbol", "gelu_backward_f32_none", "--backward", "--require", "ulp4"}).rc,
+            2);
+}
+
 TEST_F(Check, NamesTheInputOfACrash) {
   // Under AddressSanitizer (scripts/test.sh's second pass) ASan's SEGV handler would turn the crash into a report
   // and exit status 1: let the signal end the child as it does in a plain build.
