@@ -271,6 +271,41 @@ TEST_F(Check, NamesABackwardErrorInsideTheNearRootWindow) {
             2);
 }
 
+// The C peers' findings that docs/CHECK.md ("Peers on this machine") and README state, each asserted from the
+// checker's JSON on the stratified sample: the formula's exact or tanh form returns 0 from about x = -5.5 (the
+// tail cutoff: -5.54 for the glibc formula, where the true one is -14.36; oneDNN clamps there too), NaN for -inf,
+// thousands of ULP off on |x| < 4, and of the profiles only abs10eps met; oneDNN's gelu_erf returns +0 for -0.
+// Debian 12's glibc 2.36, oneDNN 2.6 and Eigen 3.4 (scripts/install_deps.sh installs them).
+TEST_F(Check, PeersFindingsHold) {
+  struct Peer {
+    std::string lib;
+    const char* symbol;
+    const char* form;
+    double cutoff;           // the most negative x with a nonzero result, as CHECK.md's table gives it
+    bool plus_zero_for_minus_zero;
+  };
+  std::vector<Peer> peers = {{GELU_CHECK_PEERS_LIB, "naive_gelu_erf", "none", -5.542, false}};
+#if defined(GELU_CHECK_PEERS_ONEDNN)
+  peers.push_back({GELU_CHECK_PEERS_LIB, "onednn_gelu_erf", "none", -5.543, true});
+  peers.push_back({GELU_CHECK_PEERS_LIB, "onednn_gelu_tanh", "tanh", -5.158, false});
+#endif
+#if defined(GELU_CHECK_PEERS_EIGEN_LIB)
+  peers.push_back({GELU_CHECK_PEERS_EIGEN_LIB, "eigen_gelu_erf", "none", -5.656, false});
+  peers.push_back({GELU_CHECK_PEERS_EIGEN_LIB, "eigen_gelu_tanh", "tanh", -4.839, false});
+#endif
+  for (const Peer& p : peers) {
+    const Result r = Run({"--lib", p.lib, "--symbol", p.symbol, "-a", p.form, "--json"});
+    ASSERT_EQ(r.rc, 0) << p.symbol << r.err;
+    EXPECT_NEAR(NumberAfter(r.out, "\"tail_cutoff\"", "\"tail_cutoff\": "), p.cutoff, 0.0015) << p.symbol;
+    EXPECT_NE(r.out.find("\"-inf\": {\"y\": \"nan\""), std::string::npos) << p.symbol;
+    EXPECT_NE(r.out.find(p.plus_zero_for_minus_zero ? "\"-0\": {\"y\": 0," : "\"-0\": {\"y\": -0,"), std::string::npos)
+        << p.symbol;
+    EXPECT_GT(NumberAfter(r.out, "\"|x| < 4\"", "\"error\": "), 1000.0) << p.symbol;
+    EXPECT_NE(r.out.find("\"ulp4\": {\"pass\": false"), std::string::npos) << p.symbol;
+    EXPECT_NE(r.out.find("\"abs10eps\": {\"pass\": true"), std::string::npos) << p.symbol;
+  }
+}
+
 TEST_F(Check, NamesTheInputOfACrash) {
   // Under AddressSanitizer (scripts/test.sh's second pass) ASan's SEGV handler would turn the crash into a report
   // and exit status 1: let the signal end the child as it does in a plain build.
