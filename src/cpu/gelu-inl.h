@@ -42,9 +42,9 @@ namespace hn = hwy::HWY_NAMESPACE;
 #include "src/common/gelu_in_double.inc"
 
 // The lanes of one vector that TailF32 leaves invalid (rare: backward lanes past kTailTMax whose result may not
-// round to 0, a tiny grad_out, an overflowing product; NaN and the zeros below -kTailZeroFrom are selected before,
-// TailZeroOrNaN): the proven double path, y = f(x) or g * f'(x) in double rounded once, as
-// common::ForwardF32ViaDoublePath / BackwardF32ViaDoublePath.
+// round to 0, a tiny grad_out, an overflowing product; NaN and the zeros below -kTailZeroFrom never reach the tail,
+// GeluF32Block selects TailZeroOrNaN for them): the proven double path, y = f(x) or g * f'(x) in double rounded
+// once, as common::ForwardF32ViaDoublePath / BackwardF32ViaDoublePath.
 template <int kForm, bool kBackward, class DF, class V = hn::Vec<DF>>
 HWY_NOINLINE V FallbackLanesF32(DF df, V x, V g) {
   const hn::ScalableTag<double> dd;
@@ -61,22 +61,15 @@ HWY_NOINLINE V FallbackLanesF32(DF df, V x, V g) {
   return hn::Load(df, ys);
 }
 
-// One vector of tail lanes: TailF32; where it is invalid, NaN and x <= -kTailZeroFrom (-inf included) by selection
-// (TailZeroOrNaN), the rest by the double path. The selection costs only the vectors that need it: a test of every
-// tail vector slowed U[-10, 10], and one before the compaction, in the unrolled loop of GeluF32Run, slowed N(0,1)
-// on AVX2 (docs/EXPERIMENTS.md, "Cost by input class").
+// One vector of compacted tail lanes (never NaN or x <= -kTailZeroFrom: GeluF32Block selects those,
+// TailZeroOrNaN): TailF32, and where it is invalid the double path.
 template <int kForm, bool kBackward, class DF, class V = hn::Vec<DF>>
 HWY_INLINE V TailWithFallback(const HwyOps<DF>& o, V xv, V gv, hn::Mask<DF> tail) {
   hn::Mask<DF> valid;
   V value = gelu::HWY_NAMESPACE::TailF32<kForm, kBackward>(o, xv, gv, valid);
   const auto redo = hn::AndNot(valid, tail);
   if (HWY_UNLIKELY(!hn::AllFalse(o.d, redo))) {
-    const auto above_zero = gelu::HWY_NAMESPACE::AboveTailZero<kForm, kBackward>(o, xv);
-    const auto fallback = hn::And(redo, above_zero);
-    if (!hn::AllFalse(o.d, fallback)) {
-      value = hn::IfThenElse(fallback, FallbackLanesF32<kForm, kBackward>(o.d, xv, gv), value);
-    }
-    value = hn::IfThenElse(above_zero, value, gelu::HWY_NAMESPACE::TailZeroOrNaN<kBackward>(o, xv, gv));
+    value = hn::IfThenElse(redo, FallbackLanesF32<kForm, kBackward>(o.d, xv, gv), value);
   }
   return value;
 }
@@ -318,12 +311,13 @@ HWY_INLINE bool AnyTiny(const float* x, size_t count) {
 }
 
 // One block of GeluF32Run: every vector runs the core in place (OutsideCore finds its lanes outside the core: rare
-// on N(0,1)). Of those, identity lanes take x or grad_out at once, and the tail lanes are compacted into tail_x
+// on N(0,1)). Of those, identity lanes take x or grad_out at once, NaN and the zeros below -kTailZeroFrom
+// TailZeroOrNaN's result, and the other tail lanes are compacted into tail_x
 // (tail_g), their masks into tail_masks, their count into tails. The core lanes are not compacted: a vcompressps or
 // vexpandps costs about half the core's own evaluation per vector, so the core is cheaper in place
 // (docs/EXPERIMENTS.md). kTiny: the block may hold tiny lanes (MayBeTiny); the core then evaluates AwayFromTiny(x),
-// and the forward selects HalfOfTiny(x) for them (src/common/gelu_f32_math.h, kCoreTinyBelow, says why); without tiny lanes
-// AwayFromTiny(x) = x, so the other blocks skip it.
+// and the forward selects HalfOfTiny(x) for them (src/common/gelu_f32_math.h, kCoreTinyBelow, says why); without
+// tiny lanes AwayFromTiny(x) = x, so the other blocks skip it.
 // kScanNext: the next block is as long as this one, and `next` (its x) is scanned on the way (LesserMagnitude), so
 // that the read for the tiny test runs among the core's operations, on the ports the permutes leave free, instead
 // of in a loop of its own, which cost N(0, 1) more (docs/EXPERIMENTS.md, "Tiny inputs").
@@ -377,6 +371,17 @@ HWY_INLINE MagnitudeVec GeluF32Block(const float* g, const float* x, float* y, s
       }
       v = hn::IfThenElse(identity, kBackward ? gv : xv, v);
       tail_bits = MaskBits(df, tail);
+      if (tail_bits != 0) {
+        // NaN and x <= -kTailZeroFrom (-inf included; AboveTailZero false, no ring or identity lane among them):
+        // TailZeroOrNaN's x + x, -0 or grad_out * +-0 by selection, not compacted for the tail. Tested only in
+        // vectors with tail lanes, so that those of identity lanes alone (x >= 16, +inf) pay nothing for it.
+        const auto above_zero = gelu::HWY_NAMESPACE::AboveTailZero<kForm, kBackward>(o, xv);
+        if (HWY_UNLIKELY(!hn::AllTrue(df, above_zero))) {
+          v = hn::IfThenElse(above_zero, v, gelu::HWY_NAMESPACE::TailZeroOrNaN<kBackward>(o, xv, gv));
+          tail = hn::And(tail, above_zero);
+          tail_bits = MaskBits(df, tail);
+        }
+      }
       if (tail_bits != 0) {
         CompactLanes<decltype(df)>(xv, tail, tail_bits, tail_x + tails);
         if constexpr (kBackward) CompactLanes<decltype(df)>(gv, tail, tail_bits, tail_g + tails);
