@@ -125,6 +125,20 @@ inline void Replace(Maxima* m, const std::string& target, const std::vector<std:
   m->cpus[target] = cpu;
 }
 
+// The file's targets that `swept` lacks, each as a line for the log: a runner that cannot sweep a target the file
+// has rows for proves nothing about it, and says so ("AVX3: not swept here; its rows are from <CPU>, not proven by
+// this run"); "" when every target of the file is swept.
+inline std::string NotSwept(const Maxima& m, const std::vector<std::string>& swept) {
+  std::string s;
+  for (const std::string& t : m.order) {
+    if (std::find(swept.begin(), swept.end(), t) != swept.end()) continue;
+    const auto cpu = m.cpus.find(t);
+    s += t + ": not swept here; its rows in docs/exhaustive_maxima.md are from " +
+         (cpu == m.cpus.end() ? std::string("an unnamed CPU") : cpu->second) + ", not proven by this run\n";
+  }
+  return s;
+}
+
 }  // namespace gelu::exhaustive
 
 #endif  // GELU_TESTS_EXHAUSTIVE_MAXIMA_H_
