@@ -21,8 +21,8 @@
 # committed directory (docs/arm-sweep, or SWEEP_DIR): x86.txt and arm.txt ("<vector bits> <target> <function>
 # <chunk> <hash>", streamed, so an interrupted run's finished chunks count); a run computes only the chunks of a
 # listed target that the directory lacks, and the table covers everything in it. The directory is stamped with the
-# kernels that made its lines (the git tree of src/, plus a hash of any uncommitted change there): a run on other
-# kernels refuses to add to it. Two runs may share the directory at once (appends are whole lines), each on its own
+# sources that made its lines (scripts/source_stamp.sh cpu, in its file `kernels`): a run on other sources refuses
+# to add to it. Two runs may share the directory at once (appends are whole lines), each on its own
 # targets or functions.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -175,12 +175,8 @@ for tree in build-arm "$x86_build"; do
   flock "$tree/.arm_sweep.lock" cmake --build "$tree" -j "$(nproc)" --target float_core_hash >/dev/null
 done
 
-# The kernels the two builds were just made from.
-kernels="src/ tree $(git rev-parse HEAD:src)"
-if [[ -n $(git status --porcelain -- src) ]]; then
-  kernels+=" with uncommitted changes $({ git diff HEAD -- src; git ls-files -o --exclude-standard -z -- src |
-    xargs -0r cat; } | sha1sum | cut -c1-12)"
-fi
+# The sources the two builds were just made from (scripts/source_stamp.sh: the stamp of every recorded proof).
+kernels=$(bash scripts/source_stamp.sh cpu)
 mkdir -p "$out_dir"
 if [[ -f $stamp_file && $(cat "$stamp_file") != "$kernels" ]]; then
   echo "arm_sweep.sh: $out_dir holds the sweep of $(cat "$stamp_file"), not of these kernels ($kernels):" \

@@ -17,7 +17,7 @@
 
 namespace gelu::exhaustive {
 
-// What the test writes above the rows, and what Parse skips (everything but the CPU lines and the rows).
+// What the test writes above the rows, and what Parse skips (everything but the CPU and Sources lines and the rows).
 inline constexpr const char* kHeader =
     "# Exhaustive float32 maxima\n"
     "\n"
@@ -33,10 +33,15 @@ inline constexpr const char* kHeader =
     "the near-root window of a derivative), the input where it occurs (the smallest bit pattern on a tie), and for\n"
     "the derivatives the largest absolute error inside that window in units of 2^-24 (docs/ACCURACY.md defines both\n"
     "metrics and states the bounds the test holds them to). Backward rows are for grad_out = 1. The results are\n"
-    "bit-deterministic per target, so the rows are exact; the CPU lines are not compared.\n"
+    "bit-deterministic per target, so the rows are exact; the CPU and Sources lines are not compared: a run whose\n"
+    "rows all equal these records its CPU and the stamp of the sources it proved (`scripts/source_stamp.sh cpu`) for\n"
+    "the targets it swept, and `scripts/proofs.py` states each target's proof current or stale from them.\n"
     "\n";
 inline constexpr const char* kCpuPrefix = "- CPU of the ";
 inline constexpr const char* kCpuInfix = " rows: ";
+// The stamp of the sources a target's rows were proven on (scripts/source_stamp.sh cpu), written by a run that swept
+// the target; scripts/proofs.py tells it current or stale.
+inline constexpr const char* kSourcesPrefix = "- Sources of the ";
 inline constexpr const char* kTableHead =
     "| target | function | max ULP | where (x) | near-root max abs err / 2^-24 |\n|---|---|---|---|---|\n";
 
@@ -58,6 +63,7 @@ struct Maxima {
   std::vector<std::string> order;                           // targets in the order of their rows
   std::map<std::string, std::vector<std::string>> rows;     // target -> its rows, in order
   std::map<std::string, std::string> cpus;                  // target -> the CPU its rows were produced on
+  std::map<std::string, std::string> sources;               // target -> the stamp of the sources they were proven on
 };
 
 // The target named in a table row ("| AVX3 | ..."); "" for other lines (the header row, the separator, text).
@@ -73,13 +79,16 @@ inline Maxima Parse(const std::string& text) {
   Maxima m;
   std::istringstream in(text);
   std::string line;
-  const std::string prefix = kCpuPrefix, infix = kCpuInfix;
+  const std::string infix = kCpuInfix;
   while (std::getline(in, line)) {
-    if (line.rfind(prefix, 0) == 0) {
+    for (const auto& [prefix, into] : {std::pair<std::string, std::map<std::string, std::string>*>{kCpuPrefix, &m.cpus},
+                                       {kSourcesPrefix, &m.sources}}) {
+      if (line.rfind(prefix, 0) != 0) continue;
       const size_t at = line.find(infix, prefix.size());
-      if (at != std::string::npos) m.cpus[line.substr(prefix.size(), at - prefix.size())] = line.substr(at + infix.size());
-      continue;
+      if (at != std::string::npos) (*into)[line.substr(prefix.size(), at - prefix.size())] = line.substr(at + infix.size());
+      line.clear();
     }
+    if (line.empty()) continue;
     const std::string t = RowTarget(line);
     if (t.empty()) continue;
     if (m.rows.find(t) == m.rows.end()) m.order.push_back(t);
@@ -94,6 +103,8 @@ inline std::string Render(const Maxima& m) {
   for (const std::string& t : m.order) {
     const auto cpu = m.cpus.find(t);
     if (cpu != m.cpus.end()) s += kCpuPrefix + t + kCpuInfix + cpu->second + "\n";
+    const auto sources = m.sources.find(t);
+    if (sources != m.sources.end()) s += kSourcesPrefix + t + kCpuInfix + sources->second + "\n";
   }
   s += "\n";
   s += kTableHead;
@@ -117,12 +128,17 @@ inline std::string Differences(const Maxima& m, const std::string& target, const
   return d;
 }
 
-// m with the rows and CPU of `target` replaced (appended after the others if new).
+// m with the rows, CPU and sources of `target` replaced (appended after the others if new).
 inline void Replace(Maxima* m, const std::string& target, const std::vector<std::string>& rows,
-                    const std::string& cpu) {
+                    const std::string& cpu, const std::string& sources = "") {
   if (m->rows.find(target) == m->rows.end()) m->order.push_back(target);
   m->rows[target] = rows;
   m->cpus[target] = cpu;
+  if (sources.empty()) {
+    m->sources.erase(target);
+  } else {
+    m->sources[target] = sources;
+  }
 }
 
 // The file's targets that `swept` lacks, each as a line for the log: a runner that cannot sweep a target the file

@@ -73,6 +73,19 @@ TEST(ExhaustiveMaxima, ReplaceKeepsTheOtherTargets) {
 }
 
 // The committed file is exactly what the exhaustive test would write from its own rows: nothing was edited by hand.
+TEST(ExhaustiveMaxima, SourcesLinesRoundTripAndReplaceTheirTarget) {
+  Maxima m = Sample();
+  Replace(&m, "AVX3", kAvx3, "CPU three", "cpu sources 0123456789abcdef");
+  const std::string text = Render(m);
+  EXPECT_NE(text.find("- Sources of the AVX3 rows: cpu sources 0123456789abcdef\n"), std::string::npos) << text;
+  const Maxima back = Parse(text);
+  EXPECT_EQ(back.sources.at("AVX3"), "cpu sources 0123456789abcdef");
+  EXPECT_EQ(back.sources.count("SSE4"), 0u);
+  EXPECT_EQ(back.cpus.at("AVX3"), "CPU three");
+  EXPECT_EQ(back.rows.at("AVX3"), kAvx3);
+  EXPECT_EQ(Render(back), text);
+}
+
 TEST(ExhaustiveMaxima, NotSweptNamesEachTargetOfTheFileMissingWithItsCpu) {
   const Maxima m = Sample();
   EXPECT_EQ(NotSwept(m, {"AVX3", "SSE4"}), "");

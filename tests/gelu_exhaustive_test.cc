@@ -49,6 +49,7 @@
 #include "src/reference/reference.h"
 #include "src/reference/ulp.h"
 #include "tests/exhaustive_maxima.h"
+#include "cpu_source_stamp.h"  // GELU_CPU_SOURCE_STAMP, made by the build (tests/CMakeLists.txt)
 
 namespace {
 
@@ -134,7 +135,7 @@ void CheckOrWriteMaxima(const std::vector<std::string>& names, const std::vector
   const char* write = std::getenv("GELU_WRITE_EXHAUSTIVE_MAXIMA");
   if (write != nullptr && std::strcmp(write, "1") == 0) {
     const std::string cpu = CpuModel();
-    for (size_t t = 0; t < names.size(); ++t) e::Replace(&m, names[t], rows[t], cpu);
+    for (size_t t = 0; t < names.size(); ++t) e::Replace(&m, names[t], rows[t], cpu, GELU_CPU_SOURCE_STAMP);
     std::ofstream out(kMaximaPath, std::ios::binary | std::ios::trunc);
     out << e::Render(m);
     out.close();
@@ -148,10 +149,25 @@ void CheckOrWriteMaxima(const std::vector<std::string>& names, const std::vector
     same = same && d.empty();
     EXPECT_EQ(d, "") << kMaximaPath << " does not hold what this sweep measured on " << names[t] << ":\n" << d;
   }
+  if (same) {
+    // Proven on these sources: the swept targets' CPU and Sources lines record this run (scripts/proofs.py reads
+    // them); the rows are unchanged.
+    const std::string cpu = CpuModel();
+    for (size_t t = 0; t < names.size(); ++t) e::Replace(&m, names[t], rows[t], cpu, GELU_CPU_SOURCE_STAMP);
+    const std::string rendered = e::Render(m);
+    if (rendered != text) {
+      std::ofstream out(kMaximaPath, std::ios::binary | std::ios::trunc);
+      out << rendered;
+      out.close();
+      ASSERT_TRUE(out) << "could not write " << kMaximaPath;
+      std::printf("recorded in %s: %zu targets proven on %s (%s)\n", kMaximaPath, names.size(), GELU_CPU_SOURCE_STAMP,
+                  cpu.c_str());
+    }
+  }
   if (!same) {
     // What GELU_WRITE_EXHAUSTIVE_MAXIMA=1 would have written, so that a failed run need not be repeated.
     const std::string cpu = CpuModel();
-    for (size_t t = 0; t < names.size(); ++t) e::Replace(&m, names[t], rows[t], cpu);
+    for (size_t t = 0; t < names.size(); ++t) e::Replace(&m, names[t], rows[t], cpu, GELU_CPU_SOURCE_STAMP);
     const std::string path = ::testing::TempDir() + "gelu_exhaustive_maxima.md";
     std::ofstream(path, std::ios::binary | std::ios::trunc) << e::Render(m);
     ADD_FAILURE() << "If the change is intended, regenerate the swept targets' rows and commit the file: run\n"

@@ -51,6 +51,10 @@ fi
 arch="${GELU_CUDA_ARCH:-90}"
 python="${PYTHON:-python3}"
 echo "== gelu GPU check, $(date -u +%Y-%m-%dT%H:%M:%SZ), commit $(git rev-parse --short HEAD 2>/dev/null || echo '?')"
+# The stamp of the CUDA sources this run proves (scripts/source_stamp.sh), kept with its logs: a run's directory
+# under docs/gpu-runs holds it as `sources`, and scripts/proofs.py states the GPU proof current or stale from it.
+bash scripts/source_stamp.sh cuda > "$out/sources"
+echo "$(cat "$out/sources") (written to $out/sources)"
 echo "nvcc: $("$nvcc" --version | tail -1); host: $(nproc) cores"
 nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.mem --format=csv,noheader 2>/dev/null ||
   echo "nvidia-smi: not available"
