@@ -122,52 +122,48 @@ constexpr const char* kMaximaPath = GELU_SOURCE_DIR "/docs/exhaustive_maxima.md"
 
 // Compares rows[t] (target names[t]) with docs/exhaustive_maxima.md, or with GELU_WRITE_EXHAUSTIVE_MAXIMA=1
 // replaces them there.
+// docs/exhaustive_maxima.md as it is now ("" if absent).
+std::string ReadMaxima() {
+  std::ifstream in(kMaximaPath, std::ios::binary);
+  std::stringstream s;
+  if (in) s << in.rdbuf();
+  return s.str();
+}
+
+// m with the swept targets' rows, this CPU and the stamp of the sources under test (GELU_CPU_SOURCE_STAMP).
+void RecordSwept(gelu::exhaustive::Maxima* m, const std::vector<std::string>& names,
+                 const std::vector<std::vector<std::string>>& rows) {
+  const std::string cpu = CpuModel();
+  for (size_t t = 0; t < names.size(); ++t) gelu::exhaustive::Replace(m, names[t], rows[t], cpu, GELU_CPU_SOURCE_STAMP);
+}
+
 void CheckOrWriteMaxima(const std::vector<std::string>& names, const std::vector<std::vector<std::string>>& rows) {
   namespace e = gelu::exhaustive;
-  std::string text;
-  {
-    std::ifstream in(kMaximaPath, std::ios::binary);
-    std::stringstream s;
-    if (in) s << in.rdbuf();
-    text = s.str();
-  }
+  const std::string text = ReadMaxima();
   e::Maxima m = e::Parse(text);
   const char* write = std::getenv("GELU_WRITE_EXHAUSTIVE_MAXIMA");
-  if (write != nullptr && std::strcmp(write, "1") == 0) {
-    const std::string cpu = CpuModel();
-    for (size_t t = 0; t < names.size(); ++t) e::Replace(&m, names[t], rows[t], cpu, GELU_CPU_SOURCE_STAMP);
-    std::ofstream out(kMaximaPath, std::ios::binary | std::ios::trunc);
-    out << e::Render(m);
-    out.close();
-    ASSERT_TRUE(out) << "could not write " << kMaximaPath;
-    std::printf("wrote the rows of %zu targets to %s\n", names.size(), kMaximaPath);
-    return;
-  }
+  const bool rewrite = write != nullptr && std::strcmp(write, "1") == 0;
   bool same = true;
-  for (size_t t = 0; t < names.size(); ++t) {
+  for (size_t t = 0; t < names.size() && !rewrite; ++t) {
     const std::string d = e::Differences(m, names[t], rows[t]);
     same = same && d.empty();
     EXPECT_EQ(d, "") << kMaximaPath << " does not hold what this sweep measured on " << names[t] << ":\n" << d;
   }
+  RecordSwept(&m, names, rows);
   if (same) {
-    // Proven on these sources: the swept targets' CPU and Sources lines record this run (scripts/proofs.py reads
-    // them); the rows are unchanged.
-    const std::string cpu = CpuModel();
-    for (size_t t = 0; t < names.size(); ++t) e::Replace(&m, names[t], rows[t], cpu, GELU_CPU_SOURCE_STAMP);
+    // Rewritten rows, or the same rows proven on these sources: the swept targets' CPU and Sources lines record
+    // this run (scripts/proofs.py reads them).
     const std::string rendered = e::Render(m);
     if (rendered != text) {
       std::ofstream out(kMaximaPath, std::ios::binary | std::ios::trunc);
       out << rendered;
       out.close();
       ASSERT_TRUE(out) << "could not write " << kMaximaPath;
-      std::printf("recorded in %s: %zu targets proven on %s (%s)\n", kMaximaPath, names.size(), GELU_CPU_SOURCE_STAMP,
-                  cpu.c_str());
+      std::printf("wrote %s: %zu targets proven on %s (%s)\n", kMaximaPath, names.size(), GELU_CPU_SOURCE_STAMP,
+                  CpuModel().c_str());
     }
-  }
-  if (!same) {
+  } else {
     // What GELU_WRITE_EXHAUSTIVE_MAXIMA=1 would have written, so that a failed run need not be repeated.
-    const std::string cpu = CpuModel();
-    for (size_t t = 0; t < names.size(); ++t) e::Replace(&m, names[t], rows[t], cpu, GELU_CPU_SOURCE_STAMP);
     const std::string path = ::testing::TempDir() + "gelu_exhaustive_maxima.md";
     std::ofstream(path, std::ios::binary | std::ios::trunc) << e::Render(m);
     ADD_FAILURE() << "If the change is intended, regenerate the swept targets' rows and commit the file: run\n"
@@ -232,10 +228,7 @@ TEST(GeluExhaustiveTest, F32AllInputsAllFunctionsAllTargets) {
   {
     // Loudly, in the CI log: the targets docs/exhaustive_maxima.md has rows for that this run will not sweep (a
     // runner without AVX-512, or a shorter GELU_EXHAUSTIVE_TARGETS): their rows stay, unproven by this run.
-    std::ifstream in(kMaximaPath, std::ios::binary);
-    std::stringstream text;
-    text << in.rdbuf();
-    const std::string missing = gelu::exhaustive::NotSwept(gelu::exhaustive::Parse(text.str()), TargetNames([&] {
+    const std::string missing = gelu::exhaustive::NotSwept(gelu::exhaustive::Parse(ReadMaxima()), TargetNames([&] {
       int64_t mask = 0;
       for (int64_t t : targets) mask |= t;
       return mask;
