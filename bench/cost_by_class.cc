@@ -94,6 +94,8 @@ struct InputClass {
 const InputClass kClasses[] = {
     {"N(0,1)", false, [](Rng& r, const Format& f) { return f.round(Normal(r)); }},  // must stay first: the base
     {"U[-10,10]", false, [](Rng& r, const Format& f) { return f.round(Uniform(r, -10, 10)); }},
+    // Zeros among normal data (ReLU outputs, dropout, padding): every block then may hold tiny lanes.
+    {"N(0,1), a quarter +0", false, [](Rng& r, const Format& f) { return r() % 4 == 0 ? 0u : f.round(Normal(r)); }},
     {"-|x| in [4,6)", false, [](Rng& r, const Format& f) { return f.round(-Uniform(r, 4, 6)); }},
     {"-|x| in [6,9)", false, [](Rng& r, const Format& f) { return f.round(-Uniform(r, 6, 9)); }},
     {"-|x| in [9,13)", false, [](Rng& r, const Format& f) { return f.round(-Uniform(r, 9, 13)); }},

@@ -328,6 +328,70 @@ TEST_P(GeluF32Test, SizesOffsetsAndInPlaceMatchElementwise) {
   }
 }
 
+// The float-core loop's per-vector shortcuts (src/cpu/gelu-inl.h, GeluF32Block's kSkipCore): after a block where
+// most vectors did not need the core, the next block runs it only for the vectors that do; a vector without a core
+// lane takes its selections, one of tiny lanes only HalfOfTiny (forward) or the core's derivative at +-2^-40. A
+// lane's bits must not depend on the path its vector takes: every element equals the shared scalar path's (the same
+// operations on the float-core targets; elsewhere, where the double-lane loop has no blocks, the one-element calls).
+// Blocks of 1024 elements in pairs: a block whose vectors are each of lanes outside the core only (NaN, infinities,
+// both tails, identity and ring lanes) or tiny lanes only (zeros, subnormals, tiny normals of both signs), which
+// switches the next block to the skipping variant; then a block whose vectors each draw one mix: outside lanes
+// only, outside lanes with one core lane, core lanes only, tiny lanes only, tiny lanes with one other. Every other
+// pair without tiny lanes, so that the skipping variant runs in blocks with and without them; grad_out random of
+// either sign.
+TEST_P(GeluF32Test, VectorsThatSkipTheCoreMatchTheScalarPath) {
+  std::mt19937 rng(48);
+  std::uniform_real_distribution<float> core(-4.0f, 3.8f), tail(-80.0f, -4.2f), above(3.9f, 40.0f);
+  std::uniform_int_distribution<uint32_t> tiny_bits(0, 0x2b7fffffu);  // |x| < 2^-40: zeros, subnormals, tiny normals
+  const float specials[] = {std::numeric_limits<float>::quiet_NaN(), -HUGE_VALF, HUGE_VALF, -FLT_MAX, FLT_MAX};
+  auto outside = [&] {
+    switch (rng() % 4) {
+      case 0: return specials[rng() % 5];
+      case 1: return tail(rng);
+      default: return above(rng);
+    }
+  };
+  auto tiny = [&] { return std::bit_cast<float>(tiny_bits(rng) | static_cast<uint32_t>(rng() & 0x80000000u)); };
+  constexpr size_t kBlock = 1024, kVector = 16;  // the blocks of GeluF32Run; 16 lanes or fewer a vector
+  std::vector<float> x;
+  for (int pair = 0; pair < 16; ++pair) {
+    const bool with_tiny = pair % 2 == 1;
+    for (size_t v = 0; v < kBlock / kVector; ++v) {
+      const bool tiny_vector = with_tiny && rng() % 2 == 0;
+      for (size_t lane = 0; lane < kVector; ++lane) x.push_back(tiny_vector ? tiny() : outside());
+    }
+    for (size_t v = 0; v < kBlock / kVector; ++v) {
+      const uint32_t mix = rng() % (with_tiny ? 5 : 3);
+      const size_t odd_lane = rng() % kVector;
+      for (size_t lane = 0; lane < kVector; ++lane) {
+        const bool odd = lane == odd_lane;
+        x.push_back(mix == 0 ? outside() : mix == 1 ? (odd ? core(rng) : outside()) : mix == 2 ? core(rng)
+                    : mix == 3 ? tiny() : (odd ? (rng() % 2 ? outside() : core(rng)) : tiny()));
+      }
+    }
+  }
+  std::vector<float> g(x.size()), y(x.size());
+  std::uniform_int_distribution<int> binade(-30, 30);
+  for (float& v : g) v = (rng() & 1 ? -1.0f : 1.0f) * std::ldexp(1.0f + static_cast<float>(rng() % 1024) / 1024, binade(rng));
+  const bool float_core = gelu::cpu::RunsFloatCore(GetParam());
+  for (gelu_approximate a : kForms) {
+    ASSERT_EQ(gelu_forward_f32(x.data(), y.data(), x.size(), a), GELU_OK);
+    for (size_t i = 0; i < x.size(); ++i) {
+      const float s = float_core ? gelu::common::ForwardF32(x[i], a) : Forward(x[i], a);
+      ASSERT_TRUE(Bits(s) == Bits(y[i]) || (std::isnan(s) && std::isnan(y[i])))
+          << "form " << a << std::hexfloat << " x=" << x[i] << " (element " << i << "): " << y[i] << ", expected " << s;
+    }
+    ASSERT_EQ(gelu_backward_f32(g.data(), x.data(), y.data(), x.size(), a), GELU_OK);
+    for (size_t i = 0; i < x.size(); ++i) {
+      float s = gelu::common::BackwardF32(g[i], x[i], a);
+      if (!float_core) EXPECT_EQ(gelu_backward_f32(&g[i], &x[i], &s, 1, a), GELU_OK);
+      ASSERT_TRUE(Bits(s) == Bits(y[i]) || (std::isnan(s) && std::isnan(y[i])))
+          << "form " << a << std::hexfloat << " backward x=" << x[i] << " g=" << g[i] << " (element " << i
+          << "): " << y[i] << ", expected " << s;
+    }
+  }
+}
+
 // Backward with random grad_out, against grad_out times the reference f' (their double product: relative error
 // ~2^-40, far below a float32 ULP), at the derivative's bound in ULP of the product; in the near-root window of f',
 // |error| <= |grad_out| 2^-24. 2^17 random bit patterns, 2^17 draws of N(0, 3), 2^15 of U[-125, -12] and 2^13 of

@@ -310,26 +310,54 @@ HWY_INLINE bool AnyTiny(const float* x, size_t count) {
   return MayBeTiny(least);
 }
 
-// One block of GeluF32Run: every vector runs the core in place (OutsideCore finds its lanes outside the core: rare
-// on N(0,1)). Of those, identity lanes take x or grad_out at once, NaN and the zeros below -kTailZeroFrom
-// TailZeroOrNaN's result, and the other tail lanes are compacted into tail_x
-// (tail_g), their masks into tail_masks, their count into tails. The core lanes are not compacted: a vcompressps or
-// vexpandps costs about half the core's own evaluation per vector, so the core is cheaper in place
-// (docs/EXPERIMENTS.md). kTiny: the block may hold tiny lanes (MayBeTiny); the core then evaluates AwayFromTiny(x),
-// and the forward selects HalfOfTiny(x) for them (src/common/gelu_f32_math.h, kCoreTinyBelow, says why); without
-// tiny lanes AwayFromTiny(x) = x, so the other blocks skip it.
+// The head and tail of the core's derivative at x = v in every lane, as CoreF32 forms them (IntervalsF32): a tiny
+// lane's backward is SignedTimesHeadTail(grad_out, head, tail) at v = AwayFromTiny(x) = +-kCoreTinyBelow.
+template <int kForm, class DF>
+HWY_INLINE void CoreDerivativeAt(const HwyOps<DF>& o, float v, hn::Vec<DF>& head, hn::Vec<DF>& tail) {
+  const auto x = hn::Set(o.d, v);
+  const auto shifted = hn::Add(x, hn::Set(o.d, common::kCoreShifter));
+  gelu::HWY_NAMESPACE::IntervalsF32<kForm, true, common::kCoreRowsKind>(o, x, shifted, o.Column(shifted), head,
+                                                                       tail);
+}
+
+// One block of GeluF32Run: every vector with a lane in the core runs the core in place (OutsideCore finds its lanes
+// outside the core: rare on N(0,1)). Of those, identity lanes take x or grad_out at once, NaN and the zeros below
+// -kTailZeroFrom TailZeroOrNaN's result, and the other tail lanes are compacted into tail_x (tail_g), their masks
+// into tail_masks, their count into tails. The core lanes are not compacted: a vcompressps or vexpandps costs about
+// half the core's own evaluation per vector, so the core is cheaper in place (docs/EXPERIMENTS.md).
+// kTiny: the block may hold tiny lanes (MayBeTiny); the core then evaluates AwayFromTiny(x), and the forward
+// selects HalfOfTiny(x) for them (src/common/gelu_f32_math.h, kCoreTinyBelow, says why); without tiny lanes
+// AwayFromTiny(x) = x, so the other blocks skip it.
 // kScanNext: the next block is as long as this one, and `next` (its x) is scanned on the way (LesserMagnitude), so
 // that the read for the tiny test runs among the core's operations, on the ports the permutes leave free, instead
 // of in a loop of its own, which cost N(0, 1) more (docs/EXPERIMENTS.md, "Tiny inputs").
+// kSkipCore: the block tests first whether a vector needs the core, and runs it only for those that do. A vector
+// of NaN, infinities, tails or identity lanes alone (masked or poisoned buffers, tail-band data) then costs its
+// selections only; in a kTiny block, a vector of tiny lanes only (tiny activations, subnormal x) takes
+// HalfOfTiny(x), or in the backward the core's derivative at +-kCoreTinyBelow (CoreDerivativeAt, formed once a
+// block). Without the variant such vectors run the core first: the tests before the core cost every vector that
+// needs it (N(0, 1) 0.85x with the first test in every block, Zen 4, AVX3: GCC then keeps fewer constants in
+// registers and starts the core later; docs/EXPERIMENTS.md), so GeluF32Run takes this variant only after a block of
+// many such vectors, which every block counts (`no_core`: in the branch of vectors with lanes outside the core,
+// and where the tiny lanes are selected). The bits are the same either way: each lane's result comes from its own
+// input.
 // Returns the next block's least magnitude (NoMagnitude() without kScanNext).
-template <int kForm, bool kBackward, bool kTiny, bool kScanNext>
+template <int kForm, bool kBackward, bool kTiny, bool kScanNext, bool kSkipCore>
 HWY_INLINE MagnitudeVec GeluF32Block(const float* g, const float* x, float* y, size_t block, float* tail_x,
-                                     float* tail_g, LaneBits* tail_masks, size_t& tails, const float* next) {
+                                     float* tail_g, LaneBits* tail_masks, size_t& tails, size_t& no_core,
+                                     const float* next) {
   const hn::ScalableTag<float> df;
   const HwyOps<decltype(df)> o{df};
   const size_t N = hn::Lanes(df);
   MagnitudeVec next_least = NoMagnitude();
   tails = 0;
+  no_core = 0;
+  // The backward of a vector of tiny lanes only: the core's derivative at +-kCoreTinyBelow, formed once a block.
+  hn::Vec<decltype(df)> tiny_head_up, tiny_tail_up, tiny_head_down, tiny_tail_down;
+  if constexpr (kTiny && kBackward && kSkipCore) {
+    CoreDerivativeAt<kForm>(o, common::kCoreTinyBelow, tiny_head_up, tiny_tail_up);
+    CoreDerivativeAt<kForm>(o, -common::kCoreTinyBelow, tiny_head_down, tiny_tail_down);
+  }
   for (size_t i = 0; i < block; i += N) {
     if constexpr (kScanNext) next_least = LesserMagnitude(next_least, next + i);
     if (kPrefetch && i % kFloatsPerLine == 0) {
@@ -339,6 +367,26 @@ HWY_INLINE MagnitudeVec GeluF32Block(const float* g, const float* x, float* y, s
     }
     const auto xv = hn::LoadU(df, x + i);
     const auto gv = kBackward ? hn::LoadU(df, g + i) : hn::Set(df, 1.0f);
+    if constexpr (kTiny) {
+      // A vector of tiny lanes only (tiny activations, subnormal x): the forward is HalfOfTiny(x) in every lane, the
+      // backward the core's at AwayFromTiny(x), +-kCoreTinyBelow by x's sign bit (-0 included), from the heads and
+      // tails formed above; the core itself not needed. Tested in the kSkipCore variant only (the test costs the
+      // mixed vectors of zeros among normal data 0.83-0.91x on AVX3); the other tiny blocks count such vectors.
+      if (kSkipCore && hn::AllTrue(df, IsTiny(o, xv))) {
+        ++no_core;
+        tail_masks[i / N] = 0;
+        if constexpr (kBackward) {
+          const hn::RebindToSigned<decltype(df)> di;
+          const auto down = hn::RebindMask(df, hn::Lt(hn::BitCast(di, xv), hn::Zero(di)));
+          hn::StoreU(gelu::HWY_NAMESPACE::SignedTimesHeadTail(o, gv, hn::IfThenElse(down, tiny_head_down, tiny_head_up),
+                                                              hn::IfThenElse(down, tiny_tail_down, tiny_tail_up)),
+                     df, y + i);
+        } else {
+          hn::StoreU(o.HalfOfTiny(xv), df, y + i);
+        }
+        continue;
+      }
+    }
     const auto core_x = kTiny ? o.AwayFromTiny(xv) : xv;
     // The sigmoid's ring lanes (60% of U[-10, 10]'s) run in place, cheaper than compacting them. On AVX2 the
     // lookup reads each lane's own column at no extra cost, so one evaluation serves the core and ring lanes of
@@ -349,26 +397,26 @@ HWY_INLINE MagnitudeVec GeluF32Block(const float* g, const float* x, float* y, s
     // (The core first where it serves every vector: with OutsideCore first GCC schedules the core's first
     // vpermt2ps last.)
     constexpr bool kCoreOrRing = common::F32Form<kForm>::kHasRing && HWY_TARGET == HWY_AVX2;
-    hn::Vec<decltype(df)> v;
-    if constexpr (!kCoreOrRing) v = gelu::HWY_NAMESPACE::CoreF32<kForm, kBackward>(o, core_x, gv);
-    // (core_x, not xv: the same lanes are outside, since AwayFromTiny moves only tiny lanes and within the
-    // interval centred at 0, and keeps NaN; the add is then the core's own.)
-    const bool any_outside = AnyOutsideCore(df, core_x);
-    if (kCoreOrRing && !any_outside) v = gelu::HWY_NAMESPACE::CoreF32<kForm, kBackward>(o, core_x, gv);
     LaneBits tail_bits = 0;
-    if (HWY_UNLIKELY(any_outside)) {
+    // The lanes outside the core (`outside`) of v: identity, ring, NaN and far-tail lanes selected, the other
+    // tail lanes compacted (tail_bits, tails). `any_core`: whether v holds core lanes (the AVX2 ring's evaluation
+    // serves both).
+    auto outside_lanes = [&](hn::Vec<decltype(df)> v, hn::Mask<decltype(df)> outside, bool any_core) HWY_ATTR {
       // Identity lanes (x >= kTailIdentityFrom > kCoreEnd): the result is x or grad_out.
       const auto identity = gelu::HWY_NAMESPACE::TailIdentity<kForm, kBackward>(o, xv);
-      auto tail = hn::AndNot(identity, OutsideCore(df, core_x));
+      auto tail = hn::AndNot(identity, outside);
       if constexpr (common::F32Form<kForm>::kHasRing) {
         const auto ring = hn::And(tail, gelu::HWY_NAMESPACE::InRing(o, xv));
         if constexpr (kCoreOrRing) {
-          v = gelu::HWY_NAMESPACE::CoreOrRingF32<kForm, kBackward>(o, core_x, gv, ring);
+          if (any_core || !hn::AllFalse(df, ring)) {
+            v = gelu::HWY_NAMESPACE::CoreOrRingF32<kForm, kBackward>(o, core_x, gv, ring);
+          }
         } else if (!hn::AllFalse(df, ring)) {  // none in vectors of NaN, infinities, far tails only
           v = hn::IfThenElse(ring, gelu::HWY_NAMESPACE::RingF32<kForm, kBackward>(o, xv, gv), v);
         }
         tail = hn::AndNot(ring, tail);
       }
+      (void)any_core;
       v = hn::IfThenElse(identity, kBackward ? gv : xv, v);
       tail_bits = MaskBits(df, tail);
       if (tail_bits != 0) {
@@ -387,8 +435,29 @@ HWY_INLINE MagnitudeVec GeluF32Block(const float* g, const float* x, float* y, s
         if constexpr (kBackward) CompactLanes<decltype(df)>(gv, tail, tail_bits, tail_g + tails);
         tails += static_cast<size_t>(__builtin_popcountll(tail_bits));
       }
+      return v;
+    };
+    // (core_x, not xv: the same lanes are outside, since AwayFromTiny moves only tiny lanes and within the
+    // interval centred at 0, and keeps NaN; the add is then the core's own.)
+    hn::Vec<decltype(df)> v;
+    if (kSkipCore && hn::AllTrue(df, OutsideCore(df, core_x))) {
+      ++no_core;  // every lane selected or compacted: v's lanes are all replaced
+      v = outside_lanes(hn::Zero(df), OutsideCore(df, core_x), false);
+    } else {
+      if constexpr (!kCoreOrRing) v = gelu::HWY_NAMESPACE::CoreF32<kForm, kBackward>(o, core_x, gv);
+      const bool any_outside = AnyOutsideCore(df, core_x);
+      if (kCoreOrRing && !any_outside) v = gelu::HWY_NAMESPACE::CoreF32<kForm, kBackward>(o, core_x, gv);
+      if (HWY_UNLIKELY(any_outside)) {
+        const auto outside = OutsideCore(df, core_x);
+        if (!kSkipCore) no_core += hn::AllTrue(df, outside);
+        v = outside_lanes(v, outside, true);
+      }
     }
-    if constexpr (kTiny && !kBackward) v = hn::IfThenElse(IsTiny(o, xv), o.HalfOfTiny(xv), v);
+    if constexpr (kTiny) {
+      const auto tiny = IsTiny(o, xv);
+      if (!kSkipCore) no_core += hn::AllTrue(df, tiny);
+      if constexpr (!kBackward) v = hn::IfThenElse(tiny, o.HalfOfTiny(xv), v);
+    }
     tail_masks[i / N] = tail_bits;
     // Stored after x (and grad_out) of this vector were read: in-place calls are allowed.
     hn::StoreU(v, df, y + i);
@@ -407,29 +476,47 @@ HWY_INLINE void GeluF32Run(const float* g, const float* x, float* y, size_t coun
   HWY_ALIGN float tail_x[kTailBuffer], tail_g[kBackward ? kTailBuffer : 1];
   LaneBits tail_masks[kTailBlock / 4];  // one per vector of the narrowest float-core targets (4 lanes)
   bool tiny = AnyTiny(x, HWY_MIN(kTailBlock, count));
+  // Whether the next block skips the core where a vector does not need it (GeluF32Block's kSkipCore: no lane in the
+  // core, or tiny lanes only): after a block where at least half the vectors were such (with a quarter, -|x| in
+  // [4, 6), 36% such vectors, ran 0.83-0.91x the core-first loop; Zen 4, AVX3), and for the first block when its
+  // first vector does not need the core.
+  const hn::ScalableTag<float> df;
+  bool skip_core = false;
+  if (count > 0) {
+    const auto first = hn::LoadU(df, x);
+    skip_core = hn::AllTrue(df, OutsideCore(df, first)) || hn::AllTrue(df, IsTiny(HwyOps<decltype(df)>{df}, first));
+  }
   for (size_t start = 0; start < count; start += kTailBlock) {
     const size_t block = HWY_MIN(kTailBlock, count - start);
     const size_t next = start + block;
     const float* gb = kBackward ? g + start : nullptr;
     const float* xb = x + start;
     float* yb = y + start;
-    size_t tails;
+    size_t tails, no_core;
     // Each block reads its x before it writes its y, and the scan reads the next block's: in place too.
+    auto run = [&](auto tiny_block, auto scan_next, const float* xn) HWY_ATTR {
+      constexpr bool kTinyBlock = decltype(tiny_block)::value, kScan = decltype(scan_next)::value;
+      return HWY_UNLIKELY(skip_core)
+                 ? GeluF32Block<kForm, kBackward, kTinyBlock, kScan, true>(gb, xb, yb, block, tail_x, tail_g,
+                                                                           tail_masks, tails, no_core, xn)
+                 : GeluF32Block<kForm, kBackward, kTinyBlock, kScan, false>(gb, xb, yb, block, tail_x, tail_g,
+                                                                            tail_masks, tails, no_core, xn);
+    };
+    using Yes = std::true_type;
+    using No = std::false_type;
     if (count - next >= block) {  // the next block is as long as this one: scanned on the way
       const float* xn = x + next;
-      const MagnitudeVec next_least =
-          HWY_UNLIKELY(tiny)
-              ? GeluF32Block<kForm, kBackward, true, true>(gb, xb, yb, block, tail_x, tail_g, tail_masks, tails, xn)
-              : GeluF32Block<kForm, kBackward, false, true>(gb, xb, yb, block, tail_x, tail_g, tail_masks, tails, xn);
+      const MagnitudeVec next_least = HWY_UNLIKELY(tiny) ? run(Yes{}, Yes{}, xn) : run(No{}, Yes{}, xn);
       tiny = MayBeTiny(next_least);
     } else {
       if (HWY_UNLIKELY(tiny)) {
-        GeluF32Block<kForm, kBackward, true, false>(gb, xb, yb, block, tail_x, tail_g, tail_masks, tails, nullptr);
+        run(Yes{}, No{}, nullptr);
       } else {
-        GeluF32Block<kForm, kBackward, false, false>(gb, xb, yb, block, tail_x, tail_g, tail_masks, tails, nullptr);
+        run(No{}, No{}, nullptr);
       }
       if (next < count) tiny = AnyTiny(x + next, count - next);
     }
+    skip_core = no_core * 2 >= block / hn::Lanes(df);
     if (tails > 0) GeluF32BlockTails<kForm, kBackward>(tail_x, tail_g, tails, tail_masks, block, yb);
   }
 }
