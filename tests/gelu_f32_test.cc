@@ -274,6 +274,45 @@ TEST_P(GeluF32Test, TinyInputsGiveHalfOfXOrGradOut) {
   }
 }
 
+// Zeros among normal data (padding, masked activations): the float-core loop runs them through the core as they
+// are, without the tiny path, in blocks with no other tiny x (src/cpu/gelu-inl.h, AnyNonzeroTiny), and they must
+// give the tiny path's bits there too: +-0 forward (the sign kept), grad_out / 2 rounded to nearest even backward,
+// subnormal halves (ties) included; the scalar path the same. N(0, 1) with a quarter of the elements +-0, in
+// enough 1024-element blocks that every block runs without the tiny path (no draw of N(0, 1) is below 2^-40 here,
+// checked); grad_out N(0, 1) but every third an odd subnormal or a value in [2^-126, 2^-125) (a tie when halved).
+TEST_P(GeluF32Test, ZerosAmongNormalDataGiveTheTinyPathsBits) {
+  const bool float_core = gelu::cpu::RunsFloatCore(GetParam());
+  std::mt19937 rng(49);
+  std::normal_distribution<float> normal(0.0f, 1.0f);
+  const size_t n = static_cast<size_t>(Scaled(16 * 1024 * 8));
+  std::vector<float> x(n), g(n), y(n);
+  for (size_t i = 0; i < n; ++i) {
+    x[i] = i % 4 == 1 ? (rng() % 2 ? -0.0f : 0.0f) : normal(rng);
+    if (x[i] != 0.0f) ASSERT_GE(std::fabs(x[i]), 0x1p-40f);
+    const uint32_t odd = (static_cast<uint32_t>(rng()) & 0x00ffffffu) | 1u;
+    g[i] = i % 3 ? normal(rng) : std::bit_cast<float>(odd | (rng() % 2 ? 0x80000000u : 0u));
+  }
+  const auto expect_half = [float_core](float result, float half) {
+    if (float_core) return Bits(result) == Bits(half);
+    const int64_t units = static_cast<int64_t>(Bits(result)) - static_cast<int64_t>(Bits(half));
+    return units >= -1 && units <= 1;
+  };
+  for (gelu_approximate a : kForms) {
+    SCOPED_TRACE(a);
+    ASSERT_EQ(gelu_forward_f32(x.data(), y.data(), n, a), GELU_OK);
+    for (size_t i = 1; i < n; i += 4) {
+      ASSERT_EQ(Bits(y[i]), Bits(x[i])) << "forward of " << (std::signbit(x[i]) ? "-0" : "+0") << ", element " << i;
+    }
+    ASSERT_EQ(gelu_backward_f32(g.data(), x.data(), y.data(), n, a), GELU_OK);
+    for (size_t i = 1; i < n; i += 4) {
+      const float half = static_cast<float>(0.5 * static_cast<double>(g[i]));
+      ASSERT_TRUE(expect_half(y[i], half)) << std::hexfloat << "backward x=" << x[i] << " g=" << g[i] << " y=" << y[i]
+                                           << " (element " << i << ")";
+      ASSERT_EQ(Bits(gelu::common::BackwardF32(g[i], x[i], a)), Bits(half)) << std::hexfloat << "scalar path, g=" << g[i];
+    }
+  }
+}
+
 TEST_P(GeluF32Test, SweepAndRandomBitsAgainstReference) {
   std::vector<float> x;
   for (int i = -5000; i <= 5000; ++i) x.push_back(static_cast<float>(i * 0.02));  // SLEEF tester: [-100, 100]
