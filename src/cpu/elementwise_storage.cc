@@ -119,12 +119,20 @@ HWY_NOINLINE void LookupBackwardFloatIo(const float* ftable, const double* dtabl
         gf = hn::IfThenZeroElse(tiny_g, gf);
       }
       const auto v = hn::Mul(gf, hn::GatherIndex(df, ftable, index));
-      const auto redo = hn::Or(Io::NearMidpoint(df, v), tiny_g);
+      auto redo = hn::Or(Io::NearMidpoint(df, v), tiny_g);
       if (HWY_UNLIKELY(!hn::AllFalse(df, redo))) {
-        LookupBackwardIo<Io>(dtable, g + i, x + i, y + i, N);  // reads the vector's inputs before it writes
-      } else {
-        Io::StoreF(df, v, y + i);
+        // A NaN x or grad_out (NearMidpoint counts every NaN v) needs no redo: v is then the double path's NaN,
+        // g's quieted where g is NaN (both products take their first operand's NaN), else F's, which is x's
+        // quieted (the double table's NaN, 16 low zero bits in float, so StoreF's rounding leaves them). The
+        // table's own NaNs (DerivativeTableF32, a finite x) are redone.
+        const auto nan_input = hn::Or(hn::IsNaN(gf), hn::IsNaN(Io::LoadF(df, x + i)));
+        redo = hn::AndNot(nan_input, redo);
+        if (HWY_UNLIKELY(!hn::AllFalse(df, redo))) {
+          LookupBackwardIo<Io>(dtable, g + i, x + i, y + i, N);  // reads the vector's inputs before it writes
+          continue;
+        }
       }
+      Io::StoreF(df, v, y + i);
     }
     if (i < n) LookupBackwardIo<Io>(dtable, g + i, x + i, y + i, n - i);
   }
@@ -217,11 +225,12 @@ std::atomic<const void*>& TableSlot(Io io, common::Formula formula, HalfTableKin
 // normal float, which LookupBackwardFloatIo's error bound needs (relative 2^-24). Where |F| < 2^-262 (every x
 // below about -19.06; the double path's far derivative is -2^-1022), |g F| < 2^128 2^-262 lies below half of bf16's
 // least subnormal 2^-133 for every finite g, so the result is a zero with the product's sign: a zero with F's sign
-// gives it (0 * inf is NaN, which the midpoint test sends to the double table, as it does NaN g). NaN elsewhere
-// (|F| in [2^-262, 2^-126), where the float product would lose the bound, and NaN F), so that the product is NaN
-// and the vector is redone from the double table.
+// gives it (0 * inf is NaN, which the midpoint test sends to the double table, as it does NaN g). A NaN F (NaN x)
+// keeps its payload: the float product then gives the double path's NaN (LookupBackwardFloatIo). NaN where |F| is
+// in [2^-262, 2^-126), where the float product would lose the bound, so that the product is NaN and the vector is
+// redone from the double table.
 float DerivativeTableF32(double f) {
-  if (f == 0 || std::fabs(f) >= 0x1p-126) return static_cast<float>(f);
+  if (f == 0 || std::isnan(f) || std::fabs(f) >= 0x1p-126) return static_cast<float>(f);
   if (std::fabs(f) < 0x1p-262) return std::signbit(f) ? -0.0f : 0.0f;
   return std::numeric_limits<float>::quiet_NaN();
 }
