@@ -4,8 +4,6 @@
 // exit status, recorded pairs and --write-inputs round-trip, and every bad input is one line on stderr, a non-zero
 // status and nothing written. (The unknown command: tests/cli/cli_test.cc.)
 #include <gtest/gtest.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <cmath>
@@ -18,50 +16,26 @@
 #include <vector>
 
 #include "src/common/functions.h"
+#include "tests/support/scratch_and_child.h"
 
 namespace {
 
 namespace fs = std::filesystem;
 
-struct Result {
-  int rc = -1;
-  std::string out, err;
-};
-
-std::string Slurp(const fs::path& p) {
-  std::ifstream f(p, std::ios::binary);
-  return std::string((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
-}
+using gelu::test::Result;
+using gelu::test::Slurp;
 
 std::string Lib(const std::string& plant) { return std::string(GELU_PLANTED_DIR) + "/planted_" + plant + ".so"; }
 
-class Check : public ::testing::Test {
+class Check : public gelu::test::ScratchDirectoryTest {
  protected:
-  void SetUp() override {
-    std::string t = (fs::temp_directory_path() / "gelu-check-test-XXXXXX").string();
-    ASSERT_NE(mkdtemp(t.data()), nullptr);
-    dir_ = t;
-  }
-  void TearDown() override {
-    std::error_code ec;
-    fs::remove_all(dir_, ec);
-  }
-  // Runs `gelu check ARGS` (fork and exec, stdout and stderr to files).
+  // Runs `gelu check ARGS`, stdout and stderr to files.
   Result Run(std::vector<std::string> args) {
     args.insert(args.begin(), {GELU_EXE, "check"});
-    const std::string out = (dir_ / "stdout").string(), err = (dir_ / "stderr").string();
-    const pid_t pid = fork();
-    if (pid == 0) {
-      if (!freopen(out.c_str(), "w", stdout) || !freopen(err.c_str(), "w", stderr)) _exit(127);
-      std::vector<char*> argv;
-      for (std::string& s : args) argv.push_back(s.data());
-      argv.push_back(nullptr);
-      execv(argv[0], argv.data());
-      _exit(127);
-    }
-    int status = 0;
-    waitpid(pid, &status, 0);
-    return {WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status), Slurp(out), Slurp(err)};
+    gelu::test::ChildOptions o;
+    o.stdout_path = (dir_ / "stdout").string();
+    o.stderr_path = (dir_ / "stderr").string();
+    return gelu::test::RunChild(args, o);
   }
   // The bad-input contract (docs/CHECK.md): exit status 1, one line on stderr containing `needle`, nothing on
   // stdout.
@@ -71,7 +45,6 @@ class Check : public ::testing::Test {
     EXPECT_NE(r.err.find(needle), std::string::npos) << r.err;
     EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
   }
-  fs::path dir_;
 };
 
 // The number after `key` in `s`, searching from the first occurrence of `after` (a JSON path by landmarks).

@@ -19,6 +19,7 @@
 
 #include "gelu/gelu.hpp"
 #include "src/common/functions.h"
+#include "tests/support/scratch_and_child.h"
 #include "tools/cli_helpers.h"
 #include "tools/commands.h"
 #include "tools/npy.h"
@@ -27,10 +28,8 @@ namespace {
 
 namespace fs = std::filesystem;
 
-struct Result {
-  int rc = -1;
-  std::string out, err;
-};
+using gelu::test::Result;
+using gelu::test::Slurp;
 
 Result RunGelu(std::vector<std::string> args) {
   args.insert(args.begin(), "gelu");
@@ -43,30 +42,7 @@ Result RunGelu(std::vector<std::string> args) {
   return r;
 }
 
-std::string Slurp(const fs::path& p) {
-  std::ifstream f(p, std::ios::binary);
-  return {std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>()};
-}
-
-class CliInProcess : public ::testing::Test {
- protected:
-  void SetUp() override {
-    std::string t = (fs::temp_directory_path() / "gelu-cli-inprocess-XXXXXX").string();
-    ASSERT_NE(mkdtemp(t.data()), nullptr);
-    dir_ = t;
-  }
-  void TearDown() override {
-    std::error_code ec;
-    fs::remove_all(dir_, ec);
-  }
-  std::vector<std::string> Listing() const {
-    std::vector<std::string> names;
-    for (const auto& e : fs::directory_iterator(dir_)) names.push_back(e.path().filename().string());
-    std::sort(names.begin(), names.end());
-    return names;
-  }
-  fs::path dir_;
-};
+using CliInProcess = gelu::test::ScratchDirectoryTest;
 
 TEST_F(CliInProcess, EvalPrintsTheLibrarysValuesIncludingNegativeArguments) {
   const Result r = RunGelu({"eval", "--format", "csv", "-a", "tanh", "-1.5", "2"});

@@ -3,8 +3,6 @@
 // library and the reference, output formats, and every bad input the issue lists (a precise message on stderr,
 // a non-zero exit status, nothing partial written).
 #include <gtest/gtest.h>
-#include <fcntl.h>
-#include <spawn.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -29,9 +27,8 @@
 #include "src/common/functions.h"
 #include "src/reference/reference.h"
 #include "tools/cleanup_on_signal.h"
+#include "tests/support/scratch_and_child.h"
 #include "tools/npy.h"
-
-extern char** environ;
 
 namespace {
 
@@ -39,31 +36,17 @@ namespace fs = std::filesystem;
 using gelu::npy::Array;
 using gelu::npy::DType;
 
-struct Result {
-  int rc = -1;
-  std::string out, err;
-};
+using gelu::test::ChildOptions;
+using gelu::test::Result;
+using gelu::test::Slurp;
+using gelu::test::Stdout;
 
-std::string Slurp(const fs::path& p) {
-  std::ifstream f(p, std::ios::binary);
-  return std::string((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
-}
-
-class Cli : public ::testing::Test {
+class Cli : public gelu::test::ScratchDirectoryTest {
  protected:
   void SetUp() override {
-    std::string t = (fs::temp_directory_path() / "gelu-cli-test-XXXXXX").string();
-    ASSERT_NE(mkdtemp(t.data()), nullptr);
-    dir_ = t;
+    ScratchDirectoryTest::SetUp();
     fs::create_directory(dir_ / "io");
   }
-  void TearDown() override {
-    std::error_code ec;
-    fs::remove_all(dir_, ec);
-  }
-
-  // Where a run's stdout goes: a file (Result::out), /dev/full (every write fails: ENOSPC), or nowhere (closed).
-  enum class Stdout { kFile, kFull, kClosed };
 
   // Runs gelu with `args`, `input` on stdin, and extra environment entries ("NAME=value").
   Result Run(const std::vector<std::string>& args, const std::string& input = "",
@@ -78,62 +61,30 @@ class Cli : public ::testing::Test {
     return Wait(Start(args, stdin_path, stdout_to, env));
   }
 
+  // How gelu runs here: stdout and stderr to files under io/; the signals it handles at their default actions
+  // and none blocked, whatever this test inherited: the signal tests rely on it.
+  ChildOptions Options(const std::string& stdin_path, Stdout stdout_to, const std::vector<std::string>& env) const {
+    ChildOptions o;
+    o.stdin_path = stdin_path;
+    o.stdout_path = (dir_ / "io" / "stdout").string();
+    o.stderr_path = (dir_ / "io" / "stderr").string();
+    o.stdout_to = stdout_to;
+    o.env = env;
+    o.default_signals.assign(std::begin(gelu::kEndingSignals), std::end(gelu::kEndingSignals));
+    o.default_signals.push_back(SIGCHLD);
+    return o;
+  }
+
   // Starts gelu (RunRedirected without the wait); -1 if it cannot be started.
   pid_t Start(const std::vector<std::string>& args, const std::string& stdin_path, Stdout stdout_to,
               const std::vector<std::string>& env = {}) {
-    std::vector<std::string> argv_s = {GELU_EXE};
-    argv_s.insert(argv_s.end(), args.begin(), args.end());
-    std::vector<char*> argv;
-    for (std::string& s : argv_s) argv.push_back(s.data());
-    argv.push_back(nullptr);
-    std::vector<std::string> env_s = env;
-    for (char** e = environ; *e != nullptr; ++e) env_s.emplace_back(*e);
-    std::vector<char*> envp;
-    for (std::string& s : env_s) envp.push_back(s.data());
-    envp.push_back(nullptr);
-    posix_spawn_file_actions_t fa;
-    posix_spawn_file_actions_init(&fa);
-    const std::string out = (dir_ / "io" / "stdout").string(), err = (dir_ / "io" / "stderr").string();
-    std::ofstream(out, std::ios::trunc).close();
-    posix_spawn_file_actions_addopen(&fa, 0, stdin_path.c_str(), O_RDONLY, 0);
-    if (stdout_to == Stdout::kFile) posix_spawn_file_actions_addopen(&fa, 1, out.c_str(), O_WRONLY | O_TRUNC, 0644);
-    if (stdout_to == Stdout::kFull) posix_spawn_file_actions_addopen(&fa, 1, "/dev/full", O_WRONLY, 0);
-    if (stdout_to == Stdout::kClosed) posix_spawn_file_actions_addclose(&fa, 1);
-    posix_spawn_file_actions_addopen(&fa, 2, err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    // gelu starts with the signals it handles at their default actions and none blocked, whatever this test
-    // inherited (a shell starts a background job with SIGINT ignored): the signal tests rely on it.
-    posix_spawnattr_t attr;
-    posix_spawnattr_init(&attr);
-    sigset_t defaults, none;
-    sigemptyset(&defaults);
-    for (int sig : gelu::kEndingSignals) sigaddset(&defaults, sig);
-    sigaddset(&defaults, SIGCHLD);
-    sigemptyset(&none);
-    posix_spawnattr_setsigdefault(&attr, &defaults);
-    posix_spawnattr_setsigmask(&attr, &none);
-    posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK);
-    pid_t pid = 0;
-    const int started = posix_spawn(&pid, argv[0], &fa, &attr, argv.data(), envp.data());
-    posix_spawnattr_destroy(&attr);
-    posix_spawn_file_actions_destroy(&fa);
-    if (started != 0) {
-      ADD_FAILURE() << "cannot start " << GELU_EXE;
-      return -1;
-    }
-    return pid;
+    std::vector<std::string> argv = {GELU_EXE};
+    argv.insert(argv.end(), args.begin(), args.end());
+    return gelu::test::StartChild(argv, Options(stdin_path, stdout_to, env));
   }
 
   // Waits for a started gelu: its status (128 + the signal if one ended it), stdout and stderr.
-  Result Wait(pid_t pid) {
-    Result r;
-    if (pid < 0) return r;
-    int status = 0;
-    waitpid(pid, &status, 0);
-    r.rc = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-    r.out = Slurp(dir_ / "io" / "stdout");
-    r.err = Slurp(dir_ / "io" / "stderr");
-    return r;
-  }
+  Result Wait(pid_t pid) { return gelu::test::WaitChild(pid, Options("", Stdout::kFile, {})); }
 
   // The bad-input contract: non-zero status, one line on stderr containing `needle`, nothing on stdout.
   void ExpectFailure(const Result& r, const std::string& needle) {
@@ -141,13 +92,6 @@ class Cli : public ::testing::Test {
     EXPECT_NE(r.err.find(needle), std::string::npos) << "stderr: " << r.err;
     EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << "stderr: " << r.err;
     EXPECT_TRUE(r.out.empty()) << "stdout: " << r.out;
-  }
-
-  std::vector<std::string> Listing(const fs::path& d) {
-    std::vector<std::string> names;
-    for (const auto& e : fs::directory_iterator(d)) names.push_back(e.path().filename().string());
-    std::sort(names.begin(), names.end());
-    return names;
   }
 
   std::string P(const std::string& name) const { return (dir_ / name).string(); }
@@ -190,8 +134,6 @@ class Cli : public ::testing::Test {
       }
     }
   }
-
-  fs::path dir_;
 };
 
 std::vector<std::vector<std::string>> Csv(const std::string& text) {

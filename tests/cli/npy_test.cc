@@ -19,6 +19,8 @@
 #include <utility>
 #include <vector>
 
+#include "tests/support/scratch_and_child.h"
+
 namespace gelu::npy {
 namespace {
 
@@ -316,26 +318,7 @@ TEST(NpyShape, PrintsLikeNumpy) {
   EXPECT_EQ(ShapeString({3, 4}), "(3, 4)");
 }
 
-class NpyFiles : public ::testing::Test {
- protected:
-  void SetUp() override {
-    std::string t = (fs::temp_directory_path() / "gelu-npy-test-XXXXXX").string();
-    ASSERT_NE(mkdtemp(t.data()), nullptr);
-    dir_ = t;
-  }
-  void TearDown() override {
-    std::error_code ec;
-    fs::permissions(dir_, fs::perms::owner_all, fs::perm_options::add, ec);
-    fs::remove_all(dir_, ec);
-  }
-  std::vector<std::string> Listing(const fs::path& d) const {
-    std::vector<std::string> names;
-    for (const auto& e : fs::directory_iterator(d)) names.push_back(e.path().filename().string());
-    std::sort(names.begin(), names.end());
-    return names;
-  }
-  fs::path dir_;
-};
+using NpyFiles = gelu::test::ScratchDirectoryTest;
 
 TEST_F(NpyFiles, WriteThenReadBack) {
   Array a;

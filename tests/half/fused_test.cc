@@ -43,49 +43,31 @@ namespace {
 using gelu::reference::Form;
 
 // ---- Storage types.
-struct F32 {
+struct F32 : gelu::detail::api<float> {  // its C functions: gelu.hpp's list
   using T = float;
   static constexpr const char* kName = "f32";
   static constexpr bool kHalf = false;
   static constexpr int kPrecision = 24;
   static double ToD(T v) { return v; }
   static T FromD(double v) { return static_cast<float>(v); }
-  static constexpr auto bias_forward = gelu_bias_forward_f32;
-  static constexpr auto bias_backward = gelu_bias_backward_f32;
-  static constexpr auto geglu_forward = gelu_geglu_forward_f32;
-  static constexpr auto geglu_backward = gelu_geglu_backward_f32;
-  static constexpr auto rows_forward = gelu_geglu_rows_forward_f32;
-  static constexpr auto rows_backward = gelu_geglu_rows_backward_f32;
 };
-struct Bf16 {
+struct Bf16 : gelu::detail::api<gelu::bf16> {  // its C functions: gelu.hpp's list
   using T = uint16_t;
   static constexpr const char* kName = "bf16";
   static constexpr bool kHalf = true;
   static constexpr int kPrecision = 8;
   static double ToD(T v) { return gelu::common::Bf16ToFloat(v); }
   static T FromD(double v) { return gelu::common::DoubleToBf16(v); }
-  static constexpr auto bias_forward = gelu_bias_forward_bf16;
-  static constexpr auto bias_backward = gelu_bias_backward_bf16;
-  static constexpr auto geglu_forward = gelu_geglu_forward_bf16;
-  static constexpr auto geglu_backward = gelu_geglu_backward_bf16;
-  static constexpr auto rows_forward = gelu_geglu_rows_forward_bf16;
-  static constexpr auto rows_backward = gelu_geglu_rows_backward_bf16;
   static constexpr auto forward = gelu_forward_bf16;
   static constexpr auto backward = gelu_backward_bf16;
 };
-struct F16 {
+struct F16 : gelu::detail::api<gelu::f16> {  // its C functions: gelu.hpp's list
   using T = uint16_t;
   static constexpr const char* kName = "f16";
   static constexpr bool kHalf = true;
   static constexpr int kPrecision = 11;
   static double ToD(T v) { return gelu::common::F16ToFloat(v); }
   static T FromD(double v) { return gelu::common::DoubleToF16(v); }
-  static constexpr auto bias_forward = gelu_bias_forward_f16;
-  static constexpr auto bias_backward = gelu_bias_backward_f16;
-  static constexpr auto geglu_forward = gelu_geglu_forward_f16;
-  static constexpr auto geglu_backward = gelu_geglu_backward_f16;
-  static constexpr auto rows_forward = gelu_geglu_rows_forward_f16;
-  static constexpr auto rows_backward = gelu_geglu_rows_backward_f16;
   static constexpr auto forward = gelu_forward_f16;
   static constexpr auto backward = gelu_backward_f16;
 };
@@ -484,8 +466,8 @@ void CheckGegluRows() {
     const auto x = Random<S>(2 * n, 3.0, 13), g = Random<S>(n, 1.0, 14);
     for (gelu_approximate a : kForms) {
       std::vector<T> y(n), gx(2 * n);
-      ASSERT_EQ(S::rows_forward(x.data(), y.data(), sh.rows, sh.cols, a), GELU_OK);
-      ASSERT_EQ(S::rows_backward(g.data(), x.data(), gx.data(), sh.rows, sh.cols, a), GELU_OK);
+      ASSERT_EQ(S::geglu_rows_forward(x.data(), y.data(), sh.rows, sh.cols, a), GELU_OK);
+      ASSERT_EQ(S::geglu_rows_backward(g.data(), x.data(), gx.data(), sh.rows, sh.cols, a), GELU_OK);
       for (size_t r = 0; r < sh.rows; ++r) {
         const T* ar = x.data() + 2 * r * sh.cols;
         std::vector<T> yr(sh.cols), ga(sh.cols), gb(sh.cols);
@@ -497,7 +479,7 @@ void CheckGegluRows() {
         ASSERT_EQ(std::memcmp(gb.data(), gx.data() + (2 * r + 1) * sh.cols, sh.cols * sizeof(T)), 0) << S::kName;
       }
       std::vector<T> io(x);  // grad_x may alias x
-      ASSERT_EQ(S::rows_backward(g.data(), io.data(), io.data(), sh.rows, sh.cols, a), GELU_OK);
+      ASSERT_EQ(S::geglu_rows_backward(g.data(), io.data(), io.data(), sh.rows, sh.cols, a), GELU_OK);
       EXPECT_TRUE(SameBits(io, gx)) << S::kName;
     }
   }
@@ -524,14 +506,14 @@ void CheckArguments() {
   EXPECT_EQ(S::geglu_forward(p, p + 1, p, 8, GELU_APPROXIMATE_NONE), GELU_INVALID_ARGUMENT);  // y overlaps b
   EXPECT_EQ(S::geglu_backward(p, p, p, o, o + 2, 8, GELU_APPROXIMATE_NONE), GELU_INVALID_ARGUMENT);  // grads overlap
   EXPECT_EQ(S::geglu_backward(p, p, p, o, o, 8, GELU_APPROXIMATE_NONE), GELU_INVALID_ARGUMENT);  // same grads
-  EXPECT_EQ(S::rows_forward(o, o, 2, 4, GELU_APPROXIMATE_NONE), GELU_INVALID_ARGUMENT);  // y may not alias x
-  EXPECT_EQ(S::rows_backward(o, p, o, 2, 4, GELU_APPROXIMATE_NONE), GELU_INVALID_ARGUMENT);  // grad_x over grad_out
-  EXPECT_EQ(S::rows_forward(p, o, SIZE_MAX / 4, 4, GELU_APPROXIMATE_NONE), GELU_INVALID_ARGUMENT);
+  EXPECT_EQ(S::geglu_rows_forward(o, o, 2, 4, GELU_APPROXIMATE_NONE), GELU_INVALID_ARGUMENT);  // y may not alias x
+  EXPECT_EQ(S::geglu_rows_backward(o, p, o, 2, 4, GELU_APPROXIMATE_NONE), GELU_INVALID_ARGUMENT);  // grad_x over grad_out
+  EXPECT_EQ(S::geglu_rows_forward(p, o, SIZE_MAX / 4, 4, GELU_APPROXIMATE_NONE), GELU_INVALID_ARGUMENT);
   EXPECT_TRUE(SameBits(out, untouched)) << S::kName;
   // Empty shapes are fine and write nothing; rows == 0 sets grad_bias to zero.
   EXPECT_EQ(S::bias_forward(nullptr, nullptr, nullptr, 0, 4, GELU_APPROXIMATE_NONE), GELU_OK);
   EXPECT_EQ(S::geglu_forward(nullptr, nullptr, nullptr, 0, GELU_APPROXIMATE_TANH), GELU_OK);
-  EXPECT_EQ(S::rows_forward(nullptr, nullptr, 5, 0, GELU_APPROXIMATE_TANH), GELU_OK);
+  EXPECT_EQ(S::geglu_rows_forward(nullptr, nullptr, 5, 0, GELU_APPROXIMATE_TANH), GELU_OK);
   EXPECT_EQ(S::bias_backward(nullptr, nullptr, nullptr, nullptr, o, 0, 4, GELU_APPROXIMATE_NONE), GELU_OK);
   for (size_t c = 0; c < 4; ++c) EXPECT_EQ(S::ToD(out[c]), 0.0);
 }
