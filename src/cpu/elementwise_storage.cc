@@ -108,24 +108,44 @@ HWY_NOINLINE void LookupBackwardFloatIo(const float* ftable, const double* dtabl
     const hn::RebindToUnsigned<decltype(df)> du;
     for (; i + N <= n; i += N) {
       const auto index = hn::PromoteTo(di, hn::LoadU(d16, x + i));
-      auto gf = Io::LoadF(df, g + i);
-      auto tiny_g = hn::FirstN(df, 0);
-      if constexpr (std::is_same_v<Io, IoBf16>) {
-        // A subnormal bf16 grad_out (a float subnormal, 0 < |g| < 2^-126) would cost a microcode assist per lane
-        // in the product on x86 (~10x the vector's cost): such lanes multiply 0 instead and their vectors are redone
-        // from the double table, where they are normal. fp16 values are normal floats.
-        const auto g_mag_minus_1 = hn::Sub(hn::And(hn::BitCast(du, gf), hn::Set(du, 0x7fffffffu)), hn::Set(du, 1));
-        tiny_g = hn::RebindMask(df, hn::Lt(g_mag_minus_1, hn::Set(du, 0x007fffffu)));
-        gf = hn::IfThenZeroElse(tiny_g, gf);
-      }
-      const auto v = hn::Mul(gf, hn::GatherIndex(df, ftable, index));
+      const auto g_loaded = Io::LoadF(df, g + i);
+      // A subnormal bf16 grad_out (a float subnormal, 0 < |g| < 2^-126) would cost a microcode assist per lane in
+      // the product on x86 (~10x the vector's cost): such lanes multiply 0 here, and the rare branch below forms
+      // their product without a subnormal operand.
+      const auto g_mag_minus_1 =
+          hn::Sub(hn::And(hn::BitCast(du, g_loaded), hn::Set(du, 0x7fffffffu)), hn::Set(du, 1));
+      const auto tiny_g = hn::RebindMask(df, hn::Lt(g_mag_minus_1, hn::Set(du, 0x007fffffu)));
+      const auto f = hn::GatherIndex(df, ftable, index);
+      auto v = hn::Mul(hn::IfThenZeroElse(tiny_g, g_loaded), f);
       auto redo = hn::Or(Io::NearMidpoint(df, v), tiny_g);
       if (HWY_UNLIKELY(!hn::AllFalse(df, redo))) {
+        if (!hn::AllFalse(df, tiny_g)) {
+          // g = m 2^-133 with m its 7 mantissa bits (sign apart), so g 2^64 = m 2^-69 exactly: a normal float made
+          // from the integer m, and p = (g 2^64) F, normal. |g F| < 2^-125 (|F| < 1.2), where bf16's quantum is
+          // 2^-133 from 0 up and its bits grow by one per quantum, so the result's bits are u = |g F| 2^133 =
+          // |p| 2^69 rounded to an integer (ties to even), which u + 2^23 rounds to (float spacing 1 there; the
+          // tail's SubnormalFromUnits). Where u lies within 2^-12 of a midpoint the vector is redone; u's error (F's
+          // 2^-24 and two roundings, u < 145) stays below 2^-15. No operation has a subnormal operand or result (a
+          // multiply with a subnormal result took 2.2x the vector's time on Zen 4).
+          const auto m = hn::ConvertTo(df, hn::BitCast(di, hn::And(hn::ShiftRight<16>(hn::BitCast(du, g_loaded)),
+                                                                   hn::Set(du, 0x7fu))));
+          const auto u = hn::Mul(hn::Abs(hn::Mul(hn::Mul(m, hn::Set(df, 0x1p-69f)), f)), hn::Set(df, 0x1p69f));
+          const auto shifted = hn::Add(u, hn::Set(df, 0x1p23f));
+          const auto distance = hn::Abs(hn::Sub(u, hn::Sub(shifted, hn::Set(df, 0x1p23f))));  // exact, <= 1/2
+          const auto near = hn::Not(hn::Lt(distance, hn::Set(df, 0.5f - 0x1p-12f)));  // NaN u too
+          const auto magnitude = hn::ShiftLeft<16>(hn::Sub(hn::BitCast(du, shifted), hn::Set(du, 0x4B000000u)));
+          const auto sign = hn::And(hn::Xor(hn::BitCast(du, g_loaded), hn::BitCast(du, f)), hn::Set(du, 0x80000000u));
+          const auto tiny_v = hn::BitCast(df, hn::Or(magnitude, sign));
+          // NaN F (NaN x, or the table's redo marker): u NaN, near; the NaN x lanes take v's NaN below.
+          const auto tiny_redo = hn::And(tiny_g, near);
+          v = hn::IfThenElse(hn::AndNot(hn::IsNaN(f), tiny_g), tiny_v, v);
+          redo = hn::Or(hn::AndNot(tiny_g, redo), tiny_redo);
+        }
         // A NaN x or grad_out (NearMidpoint counts every NaN v) needs no redo: v is then the double path's NaN,
         // g's quieted where g is NaN (both products take their first operand's NaN), else F's, which is x's
         // quieted (the double table's NaN, 16 low zero bits in float, so StoreF's rounding leaves them). The
         // table's own NaNs (DerivativeTableF32, a finite x) are redone.
-        const auto nan_input = hn::Or(hn::IsNaN(gf), hn::IsNaN(Io::LoadF(df, x + i)));
+        const auto nan_input = hn::Or(hn::IsNaN(g_loaded), hn::IsNaN(Io::LoadF(df, x + i)));
         redo = hn::AndNot(nan_input, redo);
         if (HWY_UNLIKELY(!hn::AllFalse(df, redo))) {
           LookupBackwardIo<Io>(dtable, g + i, x + i, y + i, N);  // reads the vector's inputs before it writes

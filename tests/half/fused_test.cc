@@ -574,6 +574,37 @@ void CheckHalfBackwardMatchesScalarPath() {
   }
 }
 
+// Subnormal grad_out, which the bf16 float path forms as (g 2^64) F 2^-64 rather than with a subnormal operand
+// (src/cpu/elementwise_storage.cc): every input x with each subnormal grad_out of either sign in turn (8 rounds,
+// each a different pairing), bit for bit against the scalar path as above; most results are not zero (a path
+// that dropped such a g would give zeros).
+template <class S>
+void CheckHalfBackwardSubnormalGradOut() {
+  using T = typename S::T;
+  using Scalar = std::conditional_t<S::kPrecision == 8, gelu::common::Bf16, gelu::common::F16>;
+  const uint32_t subnormals = (1u << (S::kPrecision - 1)) - 1;  // mantissa patterns 1 .. 2^(p-1) - 1
+  std::vector<T> x(65536), g(65536), gi(65536);
+  for (uint32_t i = 0; i < 65536; ++i) x[i] = static_cast<T>(i);
+  for (gelu_approximate a : kForms) {
+    size_t mismatches = 0, first = 0, nonzero = 0;
+    for (uint32_t round = 0; round < 8; ++round) {
+      for (uint32_t i = 0; i < 65536; ++i) {
+        const uint32_t k = (i * 7 + round * 13) % (2 * subnormals);
+        g[i] = static_cast<T>((k < subnormals ? 0u : 0x8000u) | (k % subnormals + 1));
+      }
+      ASSERT_EQ(S::backward(g.data(), x.data(), gi.data(), 65536, a), GELU_OK);
+      for (uint32_t i = 0; i < 65536; ++i) {
+        const T want = gelu::common::BackwardHalf<Scalar>(g[i], x[i], a);
+        const bool same = std::isnan(S::ToD(want)) ? std::isnan(S::ToD(gi[i])) : gi[i] == want;
+        if (!same && mismatches++ == 0) first = i;
+        nonzero += (want & 0x7fffu) != 0 && !std::isnan(S::ToD(want));
+      }
+    }
+    EXPECT_EQ(mismatches, 0u) << S::kName << " form " << a << ": first at x=0x" << std::hex << first;
+    EXPECT_GT(nonzero, 100000u) << S::kName << " form " << a << ": nonzero results";
+  }
+}
+
 // Every test of the fused kernels on every SIMD target compiled in and supported here.
 class FusedTest : public hwy::TestWithParamTarget {};
 HWY_TARGET_INSTANTIATE_TEST_SUITE_P(FusedTest);
@@ -587,6 +618,8 @@ TEST_P(FusedTest, DispatchesToTheTargetUnderTest) {
 TEST_P(FusedTest, HalfBackwardRandomGradOutBf16) { CheckHalfBackwardRandomGradOut<Bf16>(); }
 TEST_P(FusedTest, HalfBackwardRandomGradOutF16) { CheckHalfBackwardRandomGradOut<F16>(); }
 TEST_P(FusedTest, HalfBackwardMatchesScalarPathBf16) { CheckHalfBackwardMatchesScalarPath<Bf16>(); }
+TEST_P(FusedTest, HalfBackwardSubnormalGradOutBf16) { CheckHalfBackwardSubnormalGradOut<Bf16>(); }
+TEST_P(FusedTest, HalfBackwardSubnormalGradOutF16) { CheckHalfBackwardSubnormalGradOut<F16>(); }
 TEST_P(FusedTest, HalfBackwardMatchesScalarPathF16) { CheckHalfBackwardMatchesScalarPath<F16>(); }
 TEST_P(FusedTest, BiasForwardF32) { CheckBiasForward<F32>(); }
 TEST_P(FusedTest, BiasForwardBf16) { CheckBiasForward<Bf16>(); }
