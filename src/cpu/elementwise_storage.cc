@@ -81,22 +81,22 @@ HWY_NOINLINE void LookupBackwardIo(const double* table, const uint16_t* g, const
   });
 }
 
-// The same results in float lanes for bf16, on the float-core targets (whose Io::StoreF and Io::NearMidpoint
-// exist): the product v = fl32(g * F) of F = ftable[x], the double table's f'(x) rounded to float, is rounded to the type unless
-// it lies within kMidpointMargin float ULPs of a rounding midpoint (or is inf or NaN), where the vector is redone
-// from the double table (LookupBackwardIo). Why the bits are the double path's: where F is a normal float (the
-// table holds NaN elsewhere, but for zeros: cpu::DerivativeTableF32), |v - g f| <= |g f| 2^-24 + ulp(v) / 2 <=
-// 1.5 ULP of v (the product's own rounding, subnormal v included, and F's relative 2^-24), at most 3 ULPs counting
-// across a binade edge, and the double product's error is 2^-53 relative: with a margin of 16 ULPs both lie on the
-// same side of every midpoint, so rounding v rounds fl64(g F). Half the gathers of the double table per element
-// (16 float lanes where it takes 8 double lanes on AVX-512), and float arithmetic; a vector is redone with
-// probability about 1 % on N(0, 1) (16 lanes, 33 float ULPs of every 2^16). fp16 stays on the double table: its
-// midpoint test is ten float operations and 5.5 % of vectors are redone (33 ULPs of every 2^13), which made the
-// float path 0.6x the double one with grad_out = 1 (docs/EXPERIMENTS.md, "16-bit lookups").
+// The same results in float lanes, on the float-core targets (whose Io::StoreF and Io::NearMidpoint exist): the
+// product v = fl32(g * F) of F = ftable[x], the double table's f'(x) rounded to float, is rounded to the type
+// unless it lies within kMidpointMargin float ULPs of a rounding midpoint (or is inf or NaN), where the vector is
+// redone from the double table (LookupBackwardIo). Why the bits are the double path's: where F is a normal float
+// (the table holds NaN elsewhere, but for zeros: cpu::DerivativeTableF32), |v - g f| <= |g f| 2^-24 + ulp(v) / 2
+// <= 1.5 ULP of v (the product's own rounding, subnormal v included, and F's relative 2^-24), at most 3 ULPs
+// counting across a binade edge, and the double product's error is 2^-53 relative: with a margin of 16 ULPs both
+// lie on the same side of every midpoint, so rounding v rounds fl64(g F). Half the gathers of the double table per
+// element (16 float lanes where it takes 8 double lanes on AVX-512), and float arithmetic; a vector is redone with
+// probability about 1 % on N(0, 1) for bf16 (16 lanes, 33 float ULPs of every 2^16), 6 % for fp16 (33 of every
+// 2^13), whose midpoint test is ten float operations: fp16 1.1-1.4x faster than the double table all the same
+// (docs/EXPERIMENTS.md, "16-bit lookups").
 template <class Io>
 HWY_NOINLINE void LookupBackwardFloatIo(const float* ftable, const double* dtable, const uint16_t* g,
                                         const uint16_t* x, uint16_t* y, size_t n) {
-  if constexpr (!cpu::RunsFloatCore(HWY_TARGET) || !std::is_same_v<Io, IoBf16>) {
+  if constexpr (!cpu::RunsFloatCore(HWY_TARGET)) {
     (void)ftable;
     LookupBackwardIo<Io>(dtable, g, x, y, n);
   } else {
@@ -111,15 +111,17 @@ HWY_NOINLINE void LookupBackwardFloatIo(const float* ftable, const double* dtabl
       const auto g_loaded = Io::LoadF(df, g + i);
       // A subnormal bf16 grad_out (a float subnormal, 0 < |g| < 2^-126) would cost a microcode assist per lane in
       // the product on x86 (~10x the vector's cost): such lanes multiply 0 here, and the rare branch below forms
-      // their product without a subnormal operand.
+      // their product without a subnormal operand. fp16 values are normal floats.
       const auto g_mag_minus_1 =
           hn::Sub(hn::And(hn::BitCast(du, g_loaded), hn::Set(du, 0x7fffffffu)), hn::Set(du, 1));
-      const auto tiny_g = hn::RebindMask(df, hn::Lt(g_mag_minus_1, hn::Set(du, 0x007fffffu)));
+      const auto tiny_g = std::is_same_v<Io, IoBf16>
+                              ? hn::RebindMask(df, hn::Lt(g_mag_minus_1, hn::Set(du, 0x007fffffu)))
+                              : hn::FirstN(df, 0);
       const auto f = hn::GatherIndex(df, ftable, index);
       auto v = hn::Mul(hn::IfThenZeroElse(tiny_g, g_loaded), f);
       auto redo = hn::Or(Io::NearMidpoint(df, v), tiny_g);
       if (HWY_UNLIKELY(!hn::AllFalse(df, redo))) {
-        if (!hn::AllFalse(df, tiny_g)) {
+        if (std::is_same_v<Io, IoBf16> && !hn::AllFalse(df, tiny_g)) {
           // g = m 2^-133 with m its 7 mantissa bits (sign apart), so g 2^64 = m 2^-69 exactly: a normal float made
           // from the integer m, and p = (g 2^64) F, normal. |g F| < 2^-125 (|F| < 1.2), where bf16's quantum is
           // 2^-133 from 0 up and its bits grow by one per quantum, so the result's bits are u = |g F| 2^133 =
@@ -143,8 +145,9 @@ HWY_NOINLINE void LookupBackwardFloatIo(const float* ftable, const double* dtabl
         }
         // A NaN x or grad_out (NearMidpoint counts every NaN v) needs no redo: v is then the double path's NaN,
         // g's quieted where g is NaN (both products take their first operand's NaN), else F's, which is x's
-        // quieted (the double table's NaN, 16 low zero bits in float, so StoreF's rounding leaves them). The
-        // table's own NaNs (DerivativeTableF32, a finite x) are redone.
+        // quieted (the double table's NaN, whose float has the type's payload bits only: bf16's StoreF rounding
+        // and fp16's conversion keep them, as the double path's store does). The table's own NaNs
+        // (DerivativeTableF32, a finite x) are redone.
         const auto nan_input = hn::Or(hn::IsNaN(g_loaded), hn::IsNaN(Io::LoadF(df, x + i)));
         redo = hn::AndNot(nan_input, redo);
         if (HWY_UNLIKELY(!hn::AllFalse(df, redo))) {
@@ -242,16 +245,19 @@ std::atomic<const void*>& TableSlot(Io io, common::Formula formula, HalfTableKin
 }
 
 // The float table of f' (kTableDerivativeF32) from the double one: F rounded to float where that is zero or a
-// normal float, which LookupBackwardFloatIo's error bound needs (relative 2^-24). Where |F| < 2^-262 (every x
-// below about -19.06; the double path's far derivative is -2^-1022), |g F| < 2^128 2^-262 lies below half of bf16's
-// least subnormal 2^-133 for every finite g, so the result is a zero with the product's sign: a zero with F's sign
-// gives it (0 * inf is NaN, which the midpoint test sends to the double table, as it does NaN g). A NaN F (NaN x)
-// keeps its payload: the float product then gives the double path's NaN (LookupBackwardFloatIo). NaN where |F| is
-// in [2^-262, 2^-126), where the float product would lose the bound, so that the product is NaN and the vector is
-// redone from the double table.
-float DerivativeTableF32(double f) {
+// normal float, which LookupBackwardFloatIo's error bound needs (relative 2^-24). Below a type's zero threshold Z
+// the result is a zero with the product's sign for every finite g, and a zero with F's sign gives it (0 * inf is
+// NaN, which the midpoint test sends to the double table, as it does NaN g): bf16, Z = 2^-262 (every x below about
+// -19.06; the double path's far derivative is -2^-1022), where |g F| < 2^128 2^-262 lies below half of bf16's
+// least subnormal 2^-133; fp16, Z = 2^-42 (part of the far negative tail), where |g F| < 2^16 2^-42 = 2^-26 lies
+// below half of fp16's least subnormal 2^-25, and the conversion to fp16 then takes a zero, not a float below
+// fp16's range (vcvtps2ph of such floats cost the far-tail classes 2.1-2.4x their N(0, 1) on Zen 4). A NaN F
+// (NaN x) keeps its payload: the float product then gives the double path's NaN (LookupBackwardFloatIo). NaN where
+// |F| is in [Z, 2^-126) (bf16 only; empty for fp16), where the float product would lose the bound, so that the
+// product is NaN and the vector is redone from the double table.
+float DerivativeTableF32(double f, Io io) {
+  if (std::fabs(f) < (io == kIoBf16 ? 0x1p-262 : 0x1p-42)) return std::signbit(f) ? -0.0f : 0.0f;
   if (f == 0 || std::isnan(f) || std::fabs(f) >= 0x1p-126) return static_cast<float>(f);
-  if (std::fabs(f) < 0x1p-262) return std::signbit(f) ? -0.0f : 0.0f;
   return std::numeric_limits<float>::quiet_NaN();
 }
 
@@ -268,7 +274,7 @@ const void* HalfTableLocked(Io io, common::Formula formula, HalfTableKind which)
     const auto* d = static_cast<const double*>(HalfTableLocked(io, formula, kTableDerivative));
     auto* f = d != nullptr ? new (std::nothrow) float[65536] : nullptr;
     if (f != nullptr) {
-      for (size_t i = 0; i < 65536; ++i) f[i] = DerivativeTableF32(d[i]);
+      for (size_t i = 0; i < 65536; ++i) f[i] = DerivativeTableF32(d[i], io);
     }
     table = f;
   } else {
@@ -302,10 +308,10 @@ gelu_status RunElementwise(Io io, common::Formula formula, bool backward, const 
     const auto* xh = static_cast<const uint16_t*>(x);
     auto* yh = static_cast<uint16_t*>(y);
     if (backward) {
-      // The float table (bf16 only, LookupBackwardFloatIo) first: it builds the double one too.
-      const auto* f = io == kIoBf16 ? static_cast<const float*>(HalfTable(io, formula, kTableDerivativeF32)) : nullptr;
+      // The float table (LookupBackwardFloatIo) first: it builds the double one too.
+      const auto* f = static_cast<const float*>(HalfTable(io, formula, kTableDerivativeF32));
       const auto* d = static_cast<const double*>(HalfTable(io, formula, kTableDerivative));
-      if ((f != nullptr || io != kIoBf16) && d != nullptr) {
+      if (f != nullptr && d != nullptr) {
         gelu::parallel::ParallelFor(n, [&](size_t begin, size_t end) {
           HWY_DYNAMIC_DISPATCH(LookupBackwardKernel)(io, f, d, gh + begin, xh + begin, yh + begin, end - begin);
         });

@@ -58,8 +58,8 @@ void GegluBackward(Io io, common::Form form, const void* g, size_t ldg, const vo
 
 // Per-input tables of a half type (src/cpu/elementwise_storage.cc): f rounded to the type (uint16_t, 65,536 entries
 // and one of slack: kRoundedTableEntries), f or f' in double before any multiplication and rounding
-// (double[65536]), as the kernels compute them for the SIMD target chosen now, or (bf16) f' from the double table
-// in float, NaN where that is not zero or a normal float (float[65536]); built on first use. Null if memory could
+// (double[65536]), as the kernels compute them for the SIMD target chosen now, or f' from the double table in
+// float, NaN where that is not zero or a normal float (float[65536]); built on first use. Null if memory could
 // not be had (then run the kernels).
 enum HalfTableKind : int { kTableRounded = 0, kTableForward = 1, kTableDerivative = 2, kTableDerivativeF32 = 3 };
 inline constexpr int kNumHalfTables = 4;
