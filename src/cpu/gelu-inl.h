@@ -303,14 +303,24 @@ HWY_INLINE bool MayBeTiny(MagnitudeVec least) {
   return !hn::AllFalse(di, hn::Lt(least, hn::BitCast(di, hn::Set(df, common::kCoreTinyBelow))));
 }
 #endif
+// Whether any of the `count` elements of x (a multiple of the vector length) may be tiny.
+HWY_INLINE bool AnyTiny(const float* x, size_t count) {
+  MagnitudeVec least = NoMagnitude();
+  for (size_t i = 0; i < count; i += hn::Lanes(hn::ScalableTag<float>())) least = LesserMagnitude(least, x + i);
+  return MayBeTiny(least);
+}
+
 // Whether any of the `count` elements of x (a multiple of the vector length) is tiny and not zero: exact. Zeros
 // need no tiny path: the core at x = +-0 has d = 0 and every product a zero, no subnormal operand, and gives the
 // tiny path's bits (+-0 forward, grad_out / 2 rounded to nearest even backward; src/common/gelu_f32_math.h), so a
 // block of normal data with zeros among it (padding, masked or ReLU-like activations) keeps the core's plain path.
 // Integer lanes: the bits of |x| less 1, unsigned, so that a zero wraps past every other pattern.
-// The loop's scan (LesserMagnitude) counts zeros as tiny, one operation a vector; a block it flags is scanned again
-// by this, before its tiny path is chosen.
-HWY_INLINE bool AnyNonzeroTiny(const float* x, size_t count) {
+// The scans that count zeros as tiny (LesserMagnitude, AnyTiny: one operation a vector) come first; a block they
+// flag is scanned again by this at the start of its run, before its tiny path is chosen. Out of line, and called
+// there: inline, or called where the scan's result is formed, the same instructions of the block loop came out
+// allocated and scheduled otherwise and the exact and tanh backwards ran 0.91-0.95x on N(0, 1) (Zen 4, AVX3;
+// docs/EXPERIMENTS.md).
+inline HWY_NOINLINE bool AnyNonzeroTiny(const float* x, size_t count) {
   const hn::ScalableTag<float> df;
   const hn::RebindToUnsigned<decltype(df)> du;
   const auto magnitude_bits = hn::Set(du, 0x7fffffffu);
@@ -337,10 +347,10 @@ HWY_INLINE void CoreDerivativeAt(const HwyOps<DF>& o, float v, hn::Vec<DF>& head
 // -kTailZeroFrom TailZeroOrNaN's result, and the other tail lanes are compacted into tail_x (tail_g), their masks
 // into tail_masks, their count into tails. The core lanes are not compacted: a vcompressps or vexpandps costs about
 // half the core's own evaluation per vector, so the core is cheaper in place (docs/EXPERIMENTS.md).
-// kTiny: the block holds a tiny x other than zero (MayBeTiny, then AnyNonzeroTiny); the core then evaluates
-// AwayFromTiny(x), and the forward selects HalfOfTiny(x) for them (src/common/gelu_f32_math.h, kCoreTinyBelow, says
-// why); without such lanes AwayFromTiny(x) = x but for zeros, whose bits the core gives as they are, so the other
-// blocks skip it.
+// kTiny: the block holds a tiny x other than zero (MayBeTiny or AnyTiny, then AnyNonzeroTiny); the core then
+// evaluates AwayFromTiny(x), and the forward selects HalfOfTiny(x) for them (src/common/gelu_f32_math.h,
+// kCoreTinyBelow, says why); without such lanes AwayFromTiny(x) = x but for zeros, whose bits the core gives as they
+// are, so the other blocks skip it.
 // kScanNext: the next block is as long as this one, and `next` (its x) is scanned on the way (LesserMagnitude), so
 // that the read for the tiny test runs among the core's operations, on the ports the permutes leave free, instead
 // of in a loop of its own, which cost N(0, 1) more (docs/EXPERIMENTS.md, "Tiny inputs").
@@ -488,7 +498,7 @@ template <int kForm, bool kBackward>
 HWY_INLINE void GeluF32Run(const float* g, const float* x, float* y, size_t count) {
   HWY_ALIGN float tail_x[kTailBuffer], tail_g[kBackward ? kTailBuffer : 1];
   LaneBits tail_masks[kTailBlock / 4];  // one per vector of the narrowest float-core targets (4 lanes)
-  bool tiny = AnyNonzeroTiny(x, HWY_MIN(kTailBlock, count));
+  bool tiny = AnyTiny(x, HWY_MIN(kTailBlock, count));
   // Whether the next block skips the core where a vector does not need it (GeluF32Block's kSkipCore: no lane in the
   // core, or tiny lanes only): after a block where at least half the vectors were such (with a quarter, -|x| in
   // [4, 6), 36% such vectors, ran 0.83-0.91x the core-first loop; Zen 4, AVX3), and for the first block when its
@@ -502,6 +512,7 @@ HWY_INLINE void GeluF32Run(const float* g, const float* x, float* y, size_t coun
   for (size_t start = 0; start < count; start += kTailBlock) {
     const size_t block = HWY_MIN(kTailBlock, count - start);
     const size_t next = start + block;
+    if (HWY_UNLIKELY(tiny)) tiny = AnyNonzeroTiny(x + start, block);  // zeros alone need no tiny path
     const float* gb = kBackward ? g + start : nullptr;
     const float* xb = x + start;
     float* yb = y + start;
@@ -520,14 +531,14 @@ HWY_INLINE void GeluF32Run(const float* g, const float* x, float* y, size_t coun
     if (count - next >= block) {  // the next block is as long as this one: scanned on the way
       const float* xn = x + next;
       const MagnitudeVec next_least = HWY_UNLIKELY(tiny) ? run(Yes{}, Yes{}, xn) : run(No{}, Yes{}, xn);
-      tiny = MayBeTiny(next_least) && AnyNonzeroTiny(xn, block);
+      tiny = MayBeTiny(next_least);
     } else {
       if (HWY_UNLIKELY(tiny)) {
         run(Yes{}, No{}, nullptr);
       } else {
         run(No{}, No{}, nullptr);
       }
-      if (next < count) tiny = AnyNonzeroTiny(x + next, count - next);
+      if (next < count) tiny = AnyTiny(x + next, count - next);
     }
     skip_core = no_core * 2 >= block / hn::Lanes(df);
     if (tails > 0) GeluF32BlockTails<kForm, kBackward>(tail_x, tail_g, tails, tail_masks, block, yb);
