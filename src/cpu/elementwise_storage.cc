@@ -61,6 +61,14 @@ void ValueTableKernel(int io, int formula, bool derivative, double* out) {
   });
 }
 
+// The product g * f with g's NaN (quieted) where both are NaN. Which operand's NaN a multiply returns then is the
+// instruction's choice (x86: the first source), and the compiler may swap a multiply's operands, differently in
+// each place it inlines one: the lookup paths below would give a vector and its tail different NaNs.
+template <class V>
+HWY_INLINE V ProductWithGradNaN(V g, V f) {
+  return hn::IfThenElse(hn::IsNaN(g), hn::Add(g, g), hn::Mul(g, f));
+}
+
 // y = g * table[x], the product in double rounded once: the same operations as ElementwiseLoop's backward, with
 // f'(x) gathered instead of computed.
 template <class Io>
@@ -71,7 +79,7 @@ HWY_NOINLINE void LookupBackwardIo(const double* table, const uint16_t* g, const
   constexpr size_t kMax = hn::MaxLanes(dd);
   auto one = [&](const uint16_t* gp, const uint16_t* xp, uint16_t* yp) HWY_ATTR {
     const auto idx = hn::PromoteTo(di64, hn::PromoteTo(hn::Rebind<int32_t, decltype(dd)>(), hn::LoadU(d16, xp)));
-    Io::Store(dd, hn::Mul(LoadD<Io>(dd, gp), hn::GatherIndex(dd, table, idx)), yp);
+    Io::Store(dd, ProductWithGradNaN(LoadD<Io>(dd, gp), hn::GatherIndex(dd, table, idx)), yp);
   };
   ForEachVector(dd, n, [&](size_t i, size_t count) HWY_ATTR {
     if (count == hn::Lanes(dd)) return one(g + i, x + i, y + i);
@@ -144,11 +152,13 @@ HWY_NOINLINE void LookupBackwardFloatIo(const float* ftable, const double* dtabl
           redo = hn::Or(hn::AndNot(tiny_g, redo), tiny_redo);
         }
         // A NaN x or grad_out (NearMidpoint counts every NaN v) needs no redo: v is then the double path's NaN,
-        // g's quieted where g is NaN (both products take their first operand's NaN), else F's, which is x's
-        // quieted (the double table's NaN, whose float has the type's payload bits only: bf16's StoreF rounding
-        // and fp16's conversion keep them, as the double path's store does). The table's own NaNs
-        // (DerivativeTableF32, a finite x) are redone.
-        const auto nan_input = hn::Or(hn::IsNaN(g_loaded), hn::IsNaN(Io::LoadF(df, x + i)));
+        // g's quieted where g is NaN (set here: ProductWithGradNaN), else F's, which is x's quieted (the double
+        // table's NaN, whose float has the type's payload bits only: bf16's StoreF rounding and fp16's conversion
+        // keep them, as the double path's store does). The table's own NaNs (DerivativeTableF32, a finite x) are
+        // redone.
+        const auto nan_g = hn::IsNaN(g_loaded);
+        v = hn::IfThenElse(nan_g, hn::Add(g_loaded, g_loaded), v);
+        const auto nan_input = hn::Or(nan_g, hn::IsNaN(Io::LoadF(df, x + i)));
         redo = hn::AndNot(nan_input, redo);
         if (HWY_UNLIKELY(!hn::AllFalse(df, redo))) {
           LookupBackwardIo<Io>(dtable, g + i, x + i, y + i, N);  // reads the vector's inputs before it writes
