@@ -19,12 +19,16 @@ x * torch.sigmoid(1.702 * x).
 The kernels are registered as PyTorch operators, torch.ops.gelu.gelu(x, approximate) and
 torch.ops.gelu.gelu_backward(grad, x, approximate), with fake implementations and autograd (double backward
 included), so a model after replace_gelu compiles with torch.compile(fullgraph=True) and exports with torch.export.
-Needs PyTorch >= 2.4 (MIN_TORCH); an older one raises ImportError on import.
+Their CPU kernels are C++ on PyTorch's stable ABI (gelu/_torch_ops.so, for torch >= 2.10: OPERATORS is
+"stable-abi"), or Python kernels of torch.library.custom_op (OPERATORS "custom_op") with an older torch, a build
+without that module, or GELU_TORCH_OPS=python; GELU_TORCH_OPS=native requires the C++ ones. Both define the same
+operators. Needs PyTorch >= 2.4 (MIN_TORCH); an older one raises ImportError on import.
 
 Differences from F.gelu are float rounding where F.gelu is accurate (|x| < 3), and accurate values
 where it is not: F.gelu's float32 exact form loses the negative tail (returns 0 or wrong digits below
 x ~ -5), while the library keeps <= 1 ULP down to the last subnormal.
 """
+import os
 import warnings
 
 import torch
@@ -48,7 +52,7 @@ if _torch_version(torch.__version__) < MIN_TORCH:
 
 from gelu import _gelu  # noqa: E402  (after the version check: an old torch stops before anything is registered)
 
-__all__ = ["GELU", "gelu", "replace_gelu", "MIN_TORCH"]
+__all__ = ["GELU", "gelu", "replace_gelu", "MIN_TORCH", "OPERATORS"]
 
 _APPROXIMATIONS = _gelu._FORMS  # "none", "tanh", "sigmoid": the library's function table
 # The dtypes each device's kernels take, by the name the binding expects.
@@ -121,23 +125,47 @@ if _current_device is None:
     _raw_stream = None
 
 
+def _op_check_approximate(approximate):
+    """The operators' check of `approximate`. Their errors are RuntimeErrors, as aten's operators raise, with the
+    C++ kernels' messages (python/src/torch_ops.cc)."""
+    if approximate not in _APPROXIMATIONS:
+        raise RuntimeError(f"unknown approximate {approximate!r}; valid values are "
+                           f"{', '.join(map(repr, _APPROXIMATIONS))}")
+
+
 def _op_route(name, x, approximate):
     """The route of a tensor given to one of the operators directly: they take only what the library computes."""
-    _check_approximate(approximate)
+    _op_check_approximate(approximate)
     route = _route(x.device.type, x.dtype, x.layout)
     if isinstance(route, str):
-        raise TypeError(f"{name}: the gelu library does not handle {route}; gelu.torch.gelu falls back to "
-                        f"torch.nn.functional.gelu for such tensors, the operator does not")
+        raise RuntimeError(f"{name}: the gelu library does not handle {route}; gelu.torch.gelu falls back to "
+                           f"torch.nn.functional.gelu for such tensors, the operator does not")
     return route
 
 
 # The operators: gelu::gelu(x, approximate) and gelu::gelu_backward(grad, x, approximate) = grad * f'(x), the
-# signatures of aten::gelu and aten::gelu_backward (plus the "sigmoid" form). Python kernels on raw pointers
-# (torch.library.custom_op: about 25 us a call, where a C++ TORCH_LIBRARY kernel took about 11 us without autograd,
-# docs/EXPERIMENTS.md; kept in Python so that the module builds against no torch C++ ABI, and gelu() below skips the
-# dispatcher where it may). Each returns a new contiguous tensor; a strided input is copied to a contiguous one
-# first. Registered for the CPU, and for CUDA where the binding was built with the CUDA kernels.
+# signatures of aten::gelu and aten::gelu_backward (plus the "sigmoid" form). Each returns a new contiguous tensor;
+# a strided input is copied to a contiguous one first. Kernels for the CPU, and for CUDA where the binding was built
+# with the CUDA kernels. Defined by one of two paths (OPERATORS):
+# - "stable-abi": python/src/torch_ops.cc defines them with C++ CPU kernels on torch's stable ABI (one binary for
+#   torch >= NATIVE_MIN_TORCH, threads from torch's intra-op pool); the CUDA kernels below are registered to them.
+# - "custom_op": torch.library.custom_op with the Python kernels below for every device (about 25 us a call through
+#   the dispatcher; gelu() then skips the dispatcher where it may).
 _DEVICE_TYPES = ("cpu", "cuda") if _gelu._cuda_built else ("cpu",)
+NATIVE_MIN_TORCH = (2, 10)  # python/CMakeLists.txt's GELU_TORCH_TARGET_VERSION
+
+
+def _native_library():
+    """The path of the stable-ABI operators' module where they are to be used, else None (GELU_TORCH_OPS)."""
+    choice = os.environ.get("GELU_TORCH_OPS", "")
+    if choice not in ("", "native", "python"):
+        raise ImportError(f"GELU_TORCH_OPS={choice!r}: expected 'native', 'python' or unset")
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "_torch_ops.so")
+    usable = os.path.exists(path) and _torch_version(torch.__version__) >= NATIVE_MIN_TORCH
+    if choice == "native" and not usable:
+        raise ImportError(f"GELU_TORCH_OPS=native: no stable-ABI operators for PyTorch {torch.__version__} "
+                          f"({path} is built with a torch >= {NATIVE_MIN_TORCH[0]}.{NATIVE_MIN_TORCH[1]})")
+    return path if usable and choice != "python" else None
 
 
 def _gelu_kernel(x: torch.Tensor, approximate: str) -> torch.Tensor:
@@ -151,8 +179,9 @@ def _gelu_kernel(x: torch.Tensor, approximate: str) -> torch.Tensor:
 def _gelu_backward_kernel(grad: torch.Tensor, x: torch.Tensor, approximate: str) -> torch.Tensor:
     route = _op_route("gelu::gelu_backward", x, approximate)
     if grad.dtype != x.dtype or grad.shape != x.shape or grad.device != x.device:
-        raise ValueError(f"gelu::gelu_backward: grad ({grad.dtype}, {tuple(grad.shape)}, {grad.device}) and x "
-                         f"({x.dtype}, {tuple(x.shape)}, {x.device}) must have the same dtype, shape and device")
+        raise RuntimeError(f"gelu::gelu_backward: grad and x must have the same dtype, shape and device; got grad "
+                           f"({grad.dtype}, {tuple(grad.shape)}, {grad.device}) and x ({x.dtype}, {tuple(x.shape)}, "
+                           f"{x.device})")
     x = x.contiguous()
     grad = grad.contiguous()
     grad_in = torch.empty_like(x, memory_format=torch.contiguous_format)
@@ -160,21 +189,31 @@ def _gelu_backward_kernel(grad: torch.Tensor, x: torch.Tensor, approximate: str)
     return grad_in
 
 
-_gelu_op = torch.library.custom_op("gelu::gelu", _gelu_kernel, mutates_args=(), device_types=_DEVICE_TYPES)
-_gelu_backward_op = torch.library.custom_op("gelu::gelu_backward", _gelu_backward_kernel, mutates_args=(),
-                                            device_types=_DEVICE_TYPES)
+_native = _native_library()
+OPERATORS = "stable-abi" if _native else "custom_op"
+if _native:
+    torch.ops.load_library(_native)
+    _gelu_op = torch.ops.gelu.gelu.default
+    _gelu_backward_op = torch.ops.gelu.gelu_backward.default
+    if _gelu._cuda_built:
+        torch.library.impl("gelu::gelu", "CUDA")(_gelu_kernel)
+        torch.library.impl("gelu::gelu_backward", "CUDA")(_gelu_backward_kernel)
+else:
+    _gelu_op = torch.library.custom_op("gelu::gelu", _gelu_kernel, mutates_args=(), device_types=_DEVICE_TYPES)
+    _gelu_backward_op = torch.library.custom_op("gelu::gelu_backward", _gelu_backward_kernel, mutates_args=(),
+                                                device_types=_DEVICE_TYPES)
 
 
 # Fake (meta) implementations: the shapes and dtypes torch.compile and torch.export trace with.
-@_gelu_op.register_fake
+@torch.library.register_fake("gelu::gelu")
 def _gelu_fake(x, approximate):
-    _check_approximate(approximate)
+    _op_check_approximate(approximate)
     return torch.empty_like(x, memory_format=torch.contiguous_format)
 
 
-@_gelu_backward_op.register_fake
+@torch.library.register_fake("gelu::gelu_backward")
 def _gelu_backward_fake(grad, x, approximate):
-    _check_approximate(approximate)
+    _op_check_approximate(approximate)
     torch._check(grad.dtype == x.dtype and grad.shape == x.shape,
                  lambda: "gelu::gelu_backward: grad and x must have the same dtype and shape")
     return torch.empty_like(x, memory_format=torch.contiguous_format)
@@ -225,8 +264,8 @@ def _gelu_backward_grad(ctx, grad_grad_in):
     return d_grad, d_x, None
 
 
-_gelu_op.register_autograd(_gelu_grad, setup_context=_gelu_setup)
-_gelu_backward_op.register_autograd(_gelu_backward_grad, setup_context=_gelu_backward_setup)
+torch.library.register_autograd("gelu::gelu", _gelu_grad, setup_context=_gelu_setup)
+torch.library.register_autograd("gelu::gelu_backward", _gelu_backward_grad, setup_context=_gelu_backward_setup)
 
 
 def gelu(x, approximate="none"):
@@ -242,10 +281,10 @@ def gelu(x, approximate="none"):
     route = _route(x.device.type, x.dtype, x.layout)
     if isinstance(route, str):
         return _fallback(x, approximate, route)
-    if (type(x) is torch.Tensor and not (x.requires_grad and torch.is_grad_enabled())
+    if (not _native and type(x) is torch.Tensor and not (x.requires_grad and torch.is_grad_enabled())
             and not torch.compiler.is_compiling() and not torch.jit.is_tracing()):
-        # Eager, no autograd, a plain tensor: the operator's own kernel without the dispatcher (about 4 us a call
-        # instead of 11-17, docs/PYTHON.md). Tracing (torch.compile, torch.export, torch.jit.trace) and tensor
+        # custom_op path, eager, no autograd, a plain tensor: the operator's own kernel without the dispatcher (about
+        # 4 us a call instead of 11-17, docs/PYTHON.md; the stable-ABI operator costs less than that). Tracing (torch.compile, torch.export, torch.jit.trace) and tensor
         # subclasses (fake, functional) take the operator, which the tracers record.
         return _gelu_kernel(x, approximate)
     return _gelu_op(x, approximate)

@@ -1,10 +1,13 @@
 # SPDX-License-Identifier: Apache-2.0
 """gelu.torch's registered operators gelu::gelu and gelu::gelu_backward: torch.library.opcheck (schema, fake
 implementation, autograd registration, tracing) for every dtype, form and available device; what they refuse;
-the minimum PyTorch version."""
+the minimum PyTorch version; which definition of them runs (the C++ stable-ABI one, or torch.library.custom_op's
+with GELU_TORCH_OPS=python: CTest runs these tests both ways) and the C++ kernels' threads."""
 import os
 import shutil
 import subprocess
+import sys
+import time
 
 import pytest
 import torch
@@ -76,14 +79,52 @@ def test_jit_trace_records_the_operator():
 
 
 def test_operators_refuse_what_the_library_does_not_compute():
-    with pytest.raises(TypeError, match=r"gelu::gelu: the gelu library does not handle dtype torch.int64"):
+    # RuntimeError, as aten's operators raise (F.gelu's own bad approximate or dtype), the same on both paths.
+    with pytest.raises(RuntimeError, match=r"^gelu::gelu: the gelu library does not handle dtype torch.int64"):
         torch.ops.gelu.gelu(torch.arange(4), "none")
-    with pytest.raises(ValueError, match=r"unknown approximate 'erf'"):
+    with pytest.raises(RuntimeError, match=r"^unknown approximate 'erf'; valid values are 'none', 'tanh', 'sigmoid'$"):
         torch.ops.gelu.gelu(torch.randn(4), "erf")
-    with pytest.raises(ValueError, match=r"must have the same dtype, shape and device"):
+    with pytest.raises(RuntimeError, match=r"^unknown approximate 'erf'"):
+        torch.ops.gelu.gelu_backward(torch.randn(4), torch.randn(4), "erf")
+    with pytest.raises(RuntimeError, match=r"^gelu::gelu_backward: grad and x must have the same dtype, shape and "
+                       r"device; got grad \(torch.float32, \(4,\), cpu\) and x \(torch.float32, \(5,\), cpu\)$"):
         torch.ops.gelu.gelu_backward(torch.randn(4), torch.randn(5), "none")
-    with pytest.raises(ValueError, match=r"must have the same dtype, shape and device"):
+    with pytest.raises(RuntimeError, match=r"^gelu::gelu_backward: grad and x must have the same dtype, shape and "):
         torch.ops.gelu.gelu_backward(torch.randn(4, dtype=torch.float64), torch.randn(4), "none")
+    with pytest.raises(RuntimeError, match=r"^gelu::gelu_backward: grad and x must have the same dtype, shape and "):
+        torch.ops.gelu.gelu_backward(torch.randn(2, 3), torch.randn(3, 2), "none")
+
+
+def test_the_operators_definition_follows_gelu_torch_ops():
+    # This build has torch >= NATIVE_MIN_TORCH (the project's venv), so the C++ operators exist: they run unless
+    # GELU_TORCH_OPS=python asks for the custom_op path.
+    forced = os.environ.get("GELU_TORCH_OPS") == "python"
+    assert gt.OPERATORS == ("custom_op" if forced else "stable-abi")
+    assert gt._torch_version(torch.__version__) >= gt.NATIVE_MIN_TORCH
+    # A bad value is refused at import.
+    env = dict(os.environ, GELU_TORCH_OPS="cpp", PYTHONPATH=os.path.dirname(os.path.dirname(gelu.__file__)))
+    r = subprocess.run([sys.executable, "-c", "import gelu.torch"], capture_output=True, text=True, env=env)
+    assert r.returncode != 0 and "ImportError: GELU_TORCH_OPS='cpp': expected 'native', 'python' or unset" in r.stderr
+
+
+def test_cpu_kernel_uses_torchs_threads_only():
+    # With one torch thread the operator's CPU time is its wall time: the library starts no threads of its own
+    # (its arrays of >= 64 Ki elements would, on every hardware thread). Same bits with torch's threads.
+    x = torch.randn(1 << 23)
+    threads = torch.get_num_threads()
+    try:
+        torch.set_num_threads(1)
+        one = torch.ops.gelu.gelu(x, "none")
+        cpu, wall = time.process_time(), time.perf_counter()
+        for _ in range(5):
+            torch.ops.gelu.gelu(x, "none")
+        cpu, wall = time.process_time() - cpu, time.perf_counter() - wall
+        torch.set_num_threads(max(2, threads))
+        assert torch.equal(torch.ops.gelu.gelu(x, "none"), one)
+    finally:
+        torch.set_num_threads(threads)
+    if gt.OPERATORS == "stable-abi":
+        assert cpu < 1.3 * wall, f"CPU time {cpu:.3f} s against {wall:.3f} s wall with one torch thread"
 
 
 def test_torch_version_parsing():
