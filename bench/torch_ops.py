@@ -4,12 +4,16 @@
 
     PYTHONPATH=build/python ~/.local/share/gelu/venv/bin/python bench/torch_ops.py [--quick]
 
-Three measurements, each on N(0, 1) and U[-10, 10] inputs (fixed seed), float32, CPU:
-  call      4 x 256 tensor, one thread, no grad, a new output each call: F.gelu(x) against gelu.torch.gelu(x)
-            (eager: the kernel without the dispatcher) and torch.ops.gelu.gelu(x) (the registered operator, what
-            a compiled graph calls). Target: ours <= 2x F.gelu's time.
+The operators' definition is gelu.torch.OPERATORS ("stable-abi": C++; GELU_TORCH_OPS=python: "custom_op"), printed
+in the header. Four measurements, each on N(0, 1) and U[-10, 10] inputs (fixed seed), float32, CPU:
+  call      4 x 256 tensor, one thread, no grad, a new output each call: F.gelu(x) against gelu.torch.gelu(x) and
+            torch.ops.gelu.gelu(x) (the registered operator, what a compiled graph calls). Target: the operator
+            <= 1.0x F.gelu's time. Then forward + backward with autograd (x requires grad, .backward(g)): F.gelu
+            against gelu.torch.gelu; target <= 1.1x.
   1 Mi      2^20 elements, all threads and one thread, a new output each call: the C library through NumPy
             (gelu.forward(x)) against torch.ops.gelu.gelu(x) and gelu.torch.gelu(x). Target: >= 0.9x the library.
+  seed      the seed's benchmark: 1000 calls on 1024 x 1024, exact and tanh, torch's threads (all): F.gelu against
+            gelu.torch.gelu; target >= 1.0x F.gelu's speed.
   compiled  gelu.speed.TransformerBlock (batch 8, 128 tokens, width 256, MLP 1024), torch.compile(fullgraph=True),
             one thread: with nn.GELU (inductor generates its GELU) against the same weights after replace_gelu.
             Inference (no grad) and a training step (forward and backward). Target: ours no slower.
@@ -54,6 +58,30 @@ def per_call(dist, args):
     pairs = [("F.gelu", lambda: F.gelu(x)), ("gelu.torch.gelu", lambda: gt.gelu(x)),
              ("torch.ops.gelu.gelu", lambda: torch.ops.gelu.gelu(x, "none"))]
     row(f"4x256, {dist}, 1 thread", measure(pairs, args.rounds, args.min_time, time.thread_time), "F.gelu")
+    xr = x.clone().requires_grad_(True)
+    g = draw((4, 256), "normal", seed=7)
+
+    def step(f):
+        def run():
+            xr.grad = None
+            f(xr).backward(g)
+        return run
+    pairs = [("F.gelu", step(F.gelu)), ("gelu.torch.gelu", step(gt.gelu))]
+    row(f"4x256 forward + backward (autograd), {dist}, 1 thread",
+        measure(pairs, args.rounds, args.min_time, time.thread_time), "F.gelu")
+
+
+def seed(dist, args):
+    x = draw((1024, 1024), dist)
+    for form in ("none", "tanh"):
+        def thousand(f):
+            def run():
+                for _ in range(1000):
+                    f(x, approximate=form)
+            return run
+        pairs = [("F.gelu", thousand(F.gelu)), ("gelu.torch.gelu", thousand(gt.gelu))]
+        row(f"seed: 1000 calls of 1024x1024, {form}, {dist}, {torch.get_num_threads()} thread(s)",
+            measure(pairs, max(3, args.rounds // 2), 0, time.perf_counter), "F.gelu")
 
 
 def mebi(dist, threads, args):
@@ -107,7 +135,7 @@ def main():
     if args.quick:
         args.rounds, args.min_time = 3, 0.02
     print(f"# bench/torch_ops.py, {datetime.date.today()}, {cpu_model()} ({os.cpu_count()} CPUs, "
-          f"{gelu.simd_target()}), torch {torch.__version__}, gelu {gelu.__version__}")
+          f"{gelu.simd_target()}), torch {torch.__version__} ({gt.OPERATORS} operators), gelu {gelu.__version__}")
     print("| case | times (speed relative to the first) |\n|---|---|")
     all_threads = torch.get_num_threads()
     torch.set_num_threads(1)
@@ -121,6 +149,8 @@ def main():
     gelu.set_num_threads(0)
     for dist in DISTS:
         mebi(dist, all_threads, args)
+    for dist in DISTS:
+        seed(dist, args)
 
 
 if __name__ == "__main__":

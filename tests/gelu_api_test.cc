@@ -6,6 +6,7 @@
 #include <cstring>
 #include <random>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "gelu/gelu.h"
@@ -60,6 +61,28 @@ TEST(CApi, ExactAliasingComputesInPlace) {
   ASSERT_EQ(gelu_forward_f32(x.data(), y.data(), 4, GELU_APPROXIMATE_NONE), GELU_OK);
   ASSERT_EQ(gelu_forward_f32(x.data(), x.data(), 4, GELU_APPROXIMATE_NONE), GELU_OK);
   EXPECT_EQ(x, y);
+}
+
+// The forms' names, both ways, as bindings use them (the torch operators parse `approximate` with them).
+TEST(CApi, FormNames) {
+  const std::pair<const char*, gelu_approximate> kNames[] = {
+      {"none", GELU_APPROXIMATE_NONE}, {"tanh", GELU_APPROXIMATE_TANH}, {"sigmoid", GELU_APPROXIMATE_SIGMOID}};
+  for (const auto& [name, form] : kNames) {
+    EXPECT_STREQ(gelu_approximate_name(form), name);
+    gelu_approximate parsed = static_cast<gelu_approximate>(-1);
+    ASSERT_EQ(gelu_approximate_from_name(name, &parsed), GELU_OK) << name;
+    EXPECT_EQ(parsed, form);
+  }
+  EXPECT_EQ(gelu_approximate_name(static_cast<gelu_approximate>(3)), nullptr);
+  EXPECT_EQ(gelu_approximate_name(static_cast<gelu_approximate>(-1)), nullptr);
+  for (const char* bad : {"", "None", "exact", "tanh ", "erf"}) {
+    gelu_approximate untouched = GELU_APPROXIMATE_TANH;
+    EXPECT_EQ(gelu_approximate_from_name(bad, &untouched), GELU_INVALID_ARGUMENT) << '"' << bad << '"';
+    EXPECT_EQ(untouched, GELU_APPROXIMATE_TANH);
+  }
+  gelu_approximate a;
+  EXPECT_EQ(gelu_approximate_from_name(nullptr, &a), GELU_INVALID_ARGUMENT);
+  EXPECT_EQ(gelu_approximate_from_name("none", nullptr), GELU_INVALID_ARGUMENT);
 }
 
 TEST(CApi, ThreadsSettingAndTarget) {

@@ -71,6 +71,10 @@ typedef enum gelu_approximate GELU_ENUM_BASE {
   GELU_APPROXIMATE_SIGMOID = 2
 } gelu_approximate;
 
+/* The name of a form as PyTorch's `approximate=` spells it ("none", "tanh"; "sigmoid", this library's third form), a
+ * static string, or NULL for a value outside the enum. */
+GELU_API const char* gelu_approximate_name(gelu_approximate approximate);
+
 typedef enum gelu_status {
   GELU_OK = 0,
   GELU_INVALID_ARGUMENT = 1,
@@ -84,6 +88,10 @@ GELU_API gelu_status gelu_backward_f32(const float* grad_out, const float* x, fl
 GELU_API gelu_status gelu_forward_f64(const double* x, double* y, size_t n, gelu_approximate approximate);
 GELU_API gelu_status gelu_backward_f64(const double* grad_out, const double* x, double* grad_in, size_t n,
                                        gelu_approximate approximate);
+
+/* The form called `name` (exact, case-sensitive: gelu_approximate_name's strings). Unknown name or NULL:
+ * GELU_INVALID_ARGUMENT, *out untouched; out == NULL: GELU_INVALID_ARGUMENT. */
+GELU_API gelu_status gelu_approximate_from_name(const char* name, gelu_approximate* out);
 
 /* A static, human-readable description of `status` ("invalid argument"); never NULL. */
 GELU_API const char* gelu_status_string(gelu_status status);

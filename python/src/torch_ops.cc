@@ -17,21 +17,19 @@
 #include <torch/headeronly/core/ScalarType.h>
 
 #include "gelu/gelu.h"
-#include "src/common/functions.h"
 
 namespace {
 
 using torch::headeronly::ScalarType;
 using torch::stable::Tensor;
 
-// The form named by `approximate` (common::kFormNames), or the error gelu.torch's Python path raises.
+// The form named by `approximate` (gelu_approximate_from_name), or the error gelu.torch's Python path raises.
 gelu_approximate ParseApproximate(const std::string& approximate) {
-  for (int f = 0; f < gelu::common::kNumForms; ++f) {
-    if (approximate == gelu::common::kFormNames[f]) return gelu::common::kApproximations[f];
-  }
+  gelu_approximate form;
+  if (gelu_approximate_from_name(approximate.c_str(), &form) == GELU_OK) return form;
   std::string valid;
-  for (int f = 0; f < gelu::common::kNumForms; ++f) {
-    valid += std::string(f ? ", '" : "'") + gelu::common::kFormNames[f] + "'";
+  for (int f = 0; gelu_approximate_name(static_cast<gelu_approximate>(f)) != nullptr; ++f) {
+    valid += std::string(f ? ", '" : "'") + gelu_approximate_name(static_cast<gelu_approximate>(f)) + "'";
   }
   throw std::invalid_argument("unknown approximate '" + approximate + "'; valid values are " + valid);
 }

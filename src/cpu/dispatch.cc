@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 // The C API: validates arguments (src/common/validate.h), then runs the dispatched kernels over threads (src/parallel).
 #include <cstdint>
+#include <cstring>
 
 #include "gelu/gelu.h"
+#include "src/common/functions.h"
 #include "src/common/validate.h"
 #include "src/cpu/kernels.h"
 #include "src/parallel/parallel.h"
@@ -49,6 +51,22 @@ gelu_status gelu_forward_f64(const double* x, double* y, size_t n, gelu_approxim
 gelu_status gelu_backward_f64(const double* grad_out, const double* x, double* grad_in, size_t n,
                               gelu_approximate approximate) {
   return Backward(grad_out, x, grad_in, n, approximate, gelu::cpu::BackwardF64);
+}
+
+const char* gelu_approximate_name(gelu_approximate approximate) {
+  const int form = static_cast<int>(approximate);
+  return gelu::common::IsApproximateForm(form) ? gelu::common::kFormNames[form] : nullptr;
+}
+
+gelu_status gelu_approximate_from_name(const char* name, gelu_approximate* out) {
+  if (name == nullptr || out == nullptr) return GELU_INVALID_ARGUMENT;
+  for (const gelu_approximate a : gelu::common::kApproximations) {
+    if (std::strcmp(name, gelu_approximate_name(a)) == 0) {
+      *out = a;
+      return GELU_OK;
+    }
+  }
+  return GELU_INVALID_ARGUMENT;
 }
 
 const char* gelu_status_string(gelu_status status) {
