@@ -149,8 +149,8 @@ def _op_route(name, x, approximate):
 # with the CUDA kernels. Defined by one of two paths (OPERATORS):
 # - "stable-abi": python/src/torch_ops.cc defines them with C++ CPU kernels on torch's stable ABI (one binary for
 #   torch >= NATIVE_MIN_TORCH, threads from torch's intra-op pool); the CUDA kernels below are registered to them.
-# - "custom_op": torch.library.custom_op with the Python kernels below for every device (about 25 us a call through
-#   the dispatcher; gelu() then skips the dispatcher where it may).
+# - "custom_op": torch.library.custom_op with the Python kernels below for every device.
+# gelu() calls them past the dispatcher where it may (_eager_forward).
 _DEVICE_TYPES = ("cpu", "cuda") if _gelu._cuda_built else ("cpu",)
 NATIVE_MIN_TORCH = (2, 10)  # python/CMakeLists.txt's GELU_TORCH_TARGET_VERSION
 
@@ -268,6 +268,42 @@ torch.library.register_autograd("gelu::gelu", _gelu_grad, setup_context=_gelu_se
 torch.library.register_autograd("gelu::gelu_backward", _gelu_backward_grad, setup_context=_gelu_backward_setup)
 
 
+# The operators' kernels for eager calls on plain tensors, past the dispatcher's autograd kernel (Python,
+# register_autograd: about 3 us a call): the C++ CPU kernels by redispatch to the CPU key, the Python ones called.
+_CPU_KEYS = torch._C.DispatchKeySet(torch._C.DispatchKey.CPU)
+
+
+def _eager_forward(x, approximate):
+    if _native and x.device.type == "cpu":
+        return _gelu_op.redispatch(_CPU_KEYS, x, approximate)
+    return _gelu_kernel(x, approximate)
+
+
+def _eager_backward(grad, x, approximate):
+    if _native and x.device.type == "cpu" and grad.device.type == "cpu":
+        return _gelu_backward_op.redispatch(_CPU_KEYS, grad, x, approximate)
+    return _gelu_backward_kernel(grad, x, approximate)
+
+
+class _EagerGelu(torch.autograd.Function):
+    """gelu.torch.gelu's eager autograd: the operators' kernels without the dispatcher's autograd kernel, which
+    would be passed twice a step. Same kernels, same bits; with create_graph (grad enabled in backward) the backward
+    is the operator, so double backward keeps its formula."""
+
+    @staticmethod
+    def forward(ctx, x, approximate):
+        ctx.approximate = approximate
+        ctx.save_for_backward(x)
+        return _eager_forward(x, approximate)
+
+    @staticmethod
+    def backward(ctx, grad):
+        (x,) = ctx.saved_tensors
+        if torch.is_grad_enabled():
+            return _gelu_backward_op(grad, x, ctx.approximate), None
+        return _eager_backward(grad, x, ctx.approximate), None
+
+
 def gelu(x, approximate="none"):
     """GELU of a tensor, like torch.nn.functional.gelu(x, approximate), with autograd.
 
@@ -281,12 +317,13 @@ def gelu(x, approximate="none"):
     route = _route(x.device.type, x.dtype, x.layout)
     if isinstance(route, str):
         return _fallback(x, approximate, route)
-    if (not _native and type(x) is torch.Tensor and not (x.requires_grad and torch.is_grad_enabled())
-            and not torch.compiler.is_compiling() and not torch.jit.is_tracing()):
-        # custom_op path, eager, no autograd, a plain tensor: the operator's own kernel without the dispatcher (about
-        # 4 us a call instead of 11-17, docs/PYTHON.md; the stable-ABI operator costs less than that). Tracing (torch.compile, torch.export, torch.jit.trace) and tensor
-        # subclasses (fake, functional) take the operator, which the tracers record.
-        return _gelu_kernel(x, approximate)
+    if type(x) is torch.Tensor and not torch.compiler.is_compiling() and not torch.jit.is_tracing():
+        # Eager on a plain tensor: the operators' kernels without the dispatcher, whose autograd kernel is Python
+        # (docs/PYTHON.md, "Speed of the operators"). Tracing (torch.compile, torch.export, torch.jit.trace) and
+        # tensor subclasses (fake, functional) take the operator, which the tracers record.
+        if x.requires_grad and torch.is_grad_enabled():
+            return _EagerGelu.apply(x, approximate)
+        return _eager_forward(x, approximate)
     return _gelu_op(x, approximate)
 
 
