@@ -17,6 +17,7 @@ one: a jax.Array, an OrtValue), into a preallocated output where the API allows:
                  user gets), IOBinding into a preallocated output
   ORT ms.Gelu    com.microsoft Gelu (exact) and FastGelu (tanh form)
   JAX            jax.jit(jax.nn.gelu(approximate=a == "tanh")), block_until_ready
+  ours JAX       jax.jit(gelu.jax.gelu(x, a)) (the library through XLA's FFI), block_until_ready
 Threads: gelu.set_num_threads, torch.set_num_threads and ORT's intra_op_num_threads follow the row (1 or all);
 XLA's CPU client fixes its own threads at start-up (all), so JAX's 1-thread rows may use more than one.
 A peer that has no kernel for a dtype shows "n/a" (ONNX Runtime's CPU GELUs are float32 only).
@@ -40,6 +41,7 @@ import numpy as np
 try:
     import gelu
     import gelu.torch as gelu_torch
+    import gelu.jax as gelu_jax
     from gelu import _gelu
     from gelu.speed import cpu_model
 except ImportError as e:  # the usual cause: PYTHONPATH does not name the build tree's python/ directory
@@ -130,6 +132,9 @@ def peers(x_t, threads, dtype):
         fn = jax.jit(lambda t, a=(form == "tanh"): jax.nn.gelu(t, approximate=a))
         fn(x_j).block_until_ready()
         out.append((f"JAX jax.nn.gelu, {form}", form, lambda fn=fn: fn(x_j).block_until_ready()))
+        ours = jax.jit(lambda t, form=form: gelu_jax.gelu(t, form))
+        ours(x_j).block_until_ready()
+        out.append((f"ours JAX gelu.jax, {form}", form, lambda fn=ours: fn(x_j).block_until_ready()))
     return out
 
 
@@ -178,6 +183,7 @@ def tails(threads_all):
         rows[name] = (y_np.copy(), exact if form == "none" else tanh)
     rows["JAX jax.nn.gelu"] = (np.asarray(jax.jit(lambda t: jax.nn.gelu(t, approximate=False))(x)), exact)
     rows["JAX jax.nn.gelu, tanh"] = (np.asarray(jax.jit(lambda t: jax.nn.gelu(t, approximate=True))(x)), tanh)
+    rows["ours JAX gelu.jax"] = (np.asarray(jax.jit(gelu_jax.gelu)(x)), exact)
     out = {}
     for name, (y, ref) in rows.items():
         y64 = y.astype(np.float64)

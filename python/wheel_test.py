@@ -10,6 +10,7 @@ with LD_LIBRARY_PATH and PYTHONPATH unset:
   - import gelu from the fresh venv, its version that of include/gelu/gelu.h, libgelu loaded from the wheel's copy;
   - a value (GELU(-14) in float32 is the subnormal -1.0930e-43, GELU(1) = Phi(1) = 0.8413...);
   - gelu.torch on a tensor, the same bits as the NumPy call, through the stable-ABI operators (gelu/_torch_ops.so);
+  - gelu.jax on a JAX array (gelu/_jax_ffi.so), the same bits;
   - the `gelu` entry point: `gelu eval`, `gelu --version` and `gelu plot` (the wheel carries plot_gelu.py; the
     figures are drawn by the venv's Python, which the entry point hands to the command).
 The fresh venv reaches torch, NumPy and matplotlib through a .pth file naming the project venv's site-packages
@@ -54,6 +55,8 @@ assert y[0] == np.float32(-1.0930128e-43) and abs(y[1] - 0.8413447) < 1e-6, y
 x = torch.tensor([-14.0, -1.0, 0.0, 1.0])
 assert np.array_equal(gelu.torch.gelu(x).numpy(), gelu.forward(x.numpy())), gelu.torch.gelu(x)
 assert gelu.torch.OPERATORS == "stable-abi", gelu.torch.OPERATORS  # built with the venv's torch (>= 2.10)
+import jax.numpy as jnp, gelu.jax
+assert np.array_equal(np.asarray(gelu.jax.gelu(jnp.asarray(x.numpy()))), gelu.forward(x.numpy()))
 print("wheel gelu", gelu.__version__, gelu.simd_target(), "from", gelu.__file__)
 """
 
