@@ -128,3 +128,33 @@ def test_cpu_kernel_uses_torchs_threads_only():
             torch.set_num_threads(threads)
         if gt.OPERATORS == "stable-abi":
             assert cpu < 1.3 * wall, f"{name}: CPU time {cpu:.3f} s against {wall:.3f} s wall with one torch thread"
+
+
+def test_torch_version_parsing():
+    assert gt._torch_version("2.15.0+cu132") == (2, 15)
+    assert gt._torch_version("2.4.0a0+git1234") == (2, 4)
+    assert gt._torch_version("1.13.1") == (1, 13) < gt.MIN_TORCH <= gt._torch_version(torch.__version__)
+
+
+_DEBIAN_PYTHON = "/usr/bin/python3"
+
+
+def _debian_torch_version():
+    if not shutil.which(_DEBIAN_PYTHON):
+        return None
+    r = subprocess.run([_DEBIAN_PYTHON, "-c", "import torch; print(torch.__version__)"], capture_output=True, text=True)
+    return r.stdout.strip() if r.returncode == 0 else None
+
+
+_OLD_TORCH = _debian_torch_version()
+
+
+def test_older_torch_gets_a_clear_import_error():
+    # Debian's /usr/bin/python3 with its python3-torch (1.13, scripts/install_deps.sh): the same package, imported
+    # there. Not a skip where it is missing: a failure, so that the check cannot silently stop running.
+    assert _OLD_TORCH, "Debian's python3-torch is missing (scripts/install_deps.sh installs it)"
+    assert gt._torch_version(_OLD_TORCH) < gt.MIN_TORCH, _OLD_TORCH
+    env = dict(os.environ, PYTHONPATH=os.path.dirname(os.path.dirname(os.path.abspath(gelu.__file__))))
+    r = subprocess.run([_DEBIAN_PYTHON, "-c", "import gelu.torch"], capture_output=True, text=True, env=env)
+    assert r.returncode != 0
+    assert f"ImportError: gelu.torch needs PyTorch >= {gt.MIN_TORCH[0]}.{gt.MIN_TORCH[1]}" in r.stderr, r.stderr
