@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "gelu/gelu.h"
+#include "python/src/storage_calls.h"
 #include "src/common/functions.h"
 #if defined(GELU_PYTHON_CHECK)
 #include "tools/checker.h"
@@ -41,7 +42,9 @@ constexpr int kAligned = 0x0100;
 constexpr const char* kAccepted = "float16, float32 or float64 (native byte order)";
 
 // bf16 has no NumPy dtype: it comes only through the raw-pointer entry points (gelu.torch).
-enum class Kind { f32, f64, f16, bf16 };
+using gelu::python::CallBackward;
+using gelu::python::CallForward;
+using gelu::python::Kind;
 
 // "'none', 'tanh', 'sigmoid'": the forms of src/common/functions.h, quoted.
 std::string FormList() {
@@ -195,32 +198,6 @@ py::array EmptyLike(const py::array& a, bool fortran) {
 void Check(const char* fn, gelu_status s) {
   // Arguments were validated above, so this is a library bug or an ABI mismatch; say what the library said.
   if (s != GELU_OK) throw py::value_error(std::string(fn) + ": " + gelu_status_string(s));
-}
-
-gelu_status CallForward(Kind k, const void* x, void* y, size_t n, gelu_approximate a) {
-  using H = uint16_t;
-  switch (k) {
-    case Kind::f32: return gelu_forward_f32(static_cast<const float*>(x), static_cast<float*>(y), n, a);
-    case Kind::f64: return gelu_forward_f64(static_cast<const double*>(x), static_cast<double*>(y), n, a);
-    case Kind::f16: return gelu_forward_f16(static_cast<const H*>(x), static_cast<H*>(y), n, a);
-    default: return gelu_forward_bf16(static_cast<const H*>(x), static_cast<H*>(y), n, a);
-  }
-}
-
-gelu_status CallBackward(Kind k, const void* g, const void* x, void* out, size_t n, gelu_approximate a) {
-  using H = uint16_t;
-  switch (k) {
-    case Kind::f32:
-      return gelu_backward_f32(static_cast<const float*>(g), static_cast<const float*>(x), static_cast<float*>(out),
-                               n, a);
-    case Kind::f64:
-      return gelu_backward_f64(static_cast<const double*>(g), static_cast<const double*>(x),
-                               static_cast<double*>(out), n, a);
-    case Kind::f16:
-      return gelu_backward_f16(static_cast<const H*>(g), static_cast<const H*>(x), static_cast<H*>(out), n, a);
-    default:
-      return gelu_backward_bf16(static_cast<const H*>(g), static_cast<const H*>(x), static_cast<H*>(out), n, a);
-  }
 }
 
 void RunForward(const char* fn, Kind k, const void* x, void* y, size_t n, gelu_approximate a) {

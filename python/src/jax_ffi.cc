@@ -11,6 +11,7 @@
 #include <string_view>
 
 #include "gelu/gelu.h"
+#include "python/src/storage_calls.h"
 #include "xla/ffi/api/ffi.h"
 
 #if defined(__x86_64__) || defined(_M_X64)
@@ -55,30 +56,24 @@ ffi::Error Form(std::string_view approximate, gelu_approximate& form) {
   return ffi::Error::InvalidArgument("gelu.jax: unknown approximate '" + std::string(approximate) + "'");
 }
 
+// The storage type of an XLA buffer the library computes, or an error naming it.
+ffi::Error KindOf(ffi::DataType t, gelu::python::Kind& kind) {
+  switch (t) {
+    case ffi::DataType::F32: kind = gelu::python::Kind::f32; return ffi::Error::Success();
+    case ffi::DataType::F64: kind = gelu::python::Kind::f64; return ffi::Error::Success();
+    case ffi::DataType::BF16: kind = gelu::python::Kind::bf16; return ffi::Error::Success();
+    case ffi::DataType::F16: kind = gelu::python::Kind::f16; return ffi::Error::Success();
+    default: return ffi::Error::InvalidArgument("gelu.jax: the gelu library does not handle this dtype");
+  }
+}
+
 ffi::Error Forward(ffi::AnyBuffer x, ffi::Result<ffi::AnyBuffer> y, std::string_view approximate) {
   gelu_approximate form;
   if (ffi::Error e = Form(approximate, form); e.failure()) return e;
-  const size_t n = x.element_count();
-  const void* in = x.untyped_data();
-  void* out = y->untyped_data();
+  gelu::python::Kind kind;
+  if (ffi::Error e = KindOf(x.element_type(), kind); e.failure()) return e;
   const IeeeSubnormals ieee;
-  gelu_status s;
-  switch (x.element_type()) {
-    case ffi::DataType::F32:
-      s = gelu_forward_f32(static_cast<const float*>(in), static_cast<float*>(out), n, form);
-      break;
-    case ffi::DataType::F64:
-      s = gelu_forward_f64(static_cast<const double*>(in), static_cast<double*>(out), n, form);
-      break;
-    case ffi::DataType::BF16:
-      s = gelu_forward_bf16(static_cast<const uint16_t*>(in), static_cast<uint16_t*>(out), n, form);
-      break;
-    case ffi::DataType::F16:
-      s = gelu_forward_f16(static_cast<const uint16_t*>(in), static_cast<uint16_t*>(out), n, form);
-      break;
-    default:
-      return ffi::Error::InvalidArgument("gelu.jax: the gelu library does not handle this dtype");
-  }
+  const gelu_status s = gelu::python::CallForward(kind, x.untyped_data(), y->untyped_data(), x.element_count(), form);
   return s == GELU_OK ? ffi::Error::Success() : Failed("gelu.jax forward", s);
 }
 
@@ -89,32 +84,11 @@ ffi::Error Backward(ffi::AnyBuffer grad, ffi::AnyBuffer x, ffi::Result<ffi::AnyB
   if (grad.element_type() != x.element_type() || grad.element_count() != x.element_count()) {
     return ffi::Error::InvalidArgument("gelu.jax backward: grad and x must have the same dtype and shape");
   }
-  const size_t n = x.element_count();
-  const void* g = grad.untyped_data();
-  const void* in = x.untyped_data();
-  void* out = grad_in->untyped_data();
+  gelu::python::Kind kind;
+  if (ffi::Error e = KindOf(x.element_type(), kind); e.failure()) return e;
   const IeeeSubnormals ieee;
-  gelu_status s;
-  switch (x.element_type()) {
-    case ffi::DataType::F32:
-      s = gelu_backward_f32(static_cast<const float*>(g), static_cast<const float*>(in), static_cast<float*>(out), n,
-                            form);
-      break;
-    case ffi::DataType::F64:
-      s = gelu_backward_f64(static_cast<const double*>(g), static_cast<const double*>(in), static_cast<double*>(out),
-                            n, form);
-      break;
-    case ffi::DataType::BF16:
-      s = gelu_backward_bf16(static_cast<const uint16_t*>(g), static_cast<const uint16_t*>(in),
-                             static_cast<uint16_t*>(out), n, form);
-      break;
-    case ffi::DataType::F16:
-      s = gelu_backward_f16(static_cast<const uint16_t*>(g), static_cast<const uint16_t*>(in),
-                            static_cast<uint16_t*>(out), n, form);
-      break;
-    default:
-      return ffi::Error::InvalidArgument("gelu.jax: the gelu library does not handle this dtype");
-  }
+  const gelu_status s = gelu::python::CallBackward(kind, grad.untyped_data(), x.untyped_data(),
+                                                   grad_in->untyped_data(), x.element_count(), form);
   return s == GELU_OK ? ffi::Error::Success() : Failed("gelu.jax backward", s);
 }
 

@@ -17,6 +17,7 @@
 #include <torch/headeronly/core/ScalarType.h>
 
 #include "gelu/gelu.h"
+#include "python/src/storage_calls.h"
 
 namespace {
 
@@ -57,54 +58,39 @@ std::string Describe(const Tensor& t) {
 
 // One kernel call of the library on elements [begin, end) of contiguous arrays.
 struct Call {
-  ScalarType dtype;
+  gelu::python::Kind kind;
   gelu_approximate approximate;
   const void* grad;  // null: forward
   const void* x;
   void* y;
   gelu_status operator()(int64_t begin, int64_t end) const {
+    const size_t bytes = kind == gelu::python::Kind::f32 ? 4 : kind == gelu::python::Kind::f64 ? 8 : 2;
+    auto at = [&](const void* p) { return static_cast<const char*>(p) + begin * bytes; };
     const auto n = static_cast<size_t>(end - begin);
-    auto at = [begin](auto* p) { return p == nullptr ? nullptr : p + begin; };
-    switch (dtype) {
-      case ScalarType::Float:
-        return grad == nullptr ? gelu_forward_f32(at(static_cast<const float*>(x)), at(static_cast<float*>(y)), n,
-                                                  approximate)
-                               : gelu_backward_f32(at(static_cast<const float*>(grad)), at(static_cast<const float*>(x)),
-                                                   at(static_cast<float*>(y)), n, approximate);
-      case ScalarType::Double:
-        return grad == nullptr
-                   ? gelu_forward_f64(at(static_cast<const double*>(x)), at(static_cast<double*>(y)), n, approximate)
-                   : gelu_backward_f64(at(static_cast<const double*>(grad)), at(static_cast<const double*>(x)),
-                                       at(static_cast<double*>(y)), n, approximate);
-      case ScalarType::Half:
-        return grad == nullptr ? gelu_forward_f16(at(static_cast<const uint16_t*>(x)), at(static_cast<uint16_t*>(y)),
-                                                  n, approximate)
-                               : gelu_backward_f16(at(static_cast<const uint16_t*>(grad)),
-                                                   at(static_cast<const uint16_t*>(x)), at(static_cast<uint16_t*>(y)), n,
-                                                   approximate);
-      case ScalarType::BFloat16:
-        return grad == nullptr ? gelu_forward_bf16(at(static_cast<const uint16_t*>(x)), at(static_cast<uint16_t*>(y)),
-                                                   n, approximate)
-                               : gelu_backward_bf16(at(static_cast<const uint16_t*>(grad)),
-                                                    at(static_cast<const uint16_t*>(x)), at(static_cast<uint16_t*>(y)),
-                                                    n, approximate);
-      default: return GELU_INVALID_ARGUMENT;  // Route refused it first
-    }
+    void* out = static_cast<char*>(y) + begin * bytes;
+    return grad == nullptr ? gelu::python::CallForward(kind, at(x), out, n, approximate)
+                           : gelu::python::CallBackward(kind, at(grad), at(x), out, n, approximate);
   }
 };
 
 // The CPU kernels take strided tensors of the library's four dtypes (on other devices the Python registrations run).
-void Route(const char* op, const Tensor& x) {
-  const ScalarType t = x.scalar_type();
-  if (t != ScalarType::Float && t != ScalarType::Double && t != ScalarType::Half && t != ScalarType::BFloat16) {
-    throw std::domain_error(std::string(op) + ": the gelu library does not handle dtype " + DtypeName(t) +
-                            "; gelu.torch.gelu falls back to torch.nn.functional.gelu for such tensors, the operator "
-                            "does not");
+gelu::python::Kind Route(const char* op, const Tensor& x) {
+  gelu::python::Kind kind;
+  switch (x.scalar_type()) {
+    case ScalarType::Float: kind = gelu::python::Kind::f32; break;
+    case ScalarType::Double: kind = gelu::python::Kind::f64; break;
+    case ScalarType::Half: kind = gelu::python::Kind::f16; break;
+    case ScalarType::BFloat16: kind = gelu::python::Kind::bf16; break;
+    default:
+      throw std::domain_error(std::string(op) + ": the gelu library does not handle dtype " +
+                              DtypeName(x.scalar_type()) + "; gelu.torch.gelu falls back to torch.nn.functional.gelu "
+                              "for such tensors, the operator does not");
   }
   if (x.layout() != torch::headeronly::Layout::Strided) {
     throw std::domain_error(std::string(op) + ": the gelu library does not handle this layout; gelu.torch.gelu "
                             "falls back to torch.nn.functional.gelu for such tensors, the operator does not");
   }
+  return kind;
 }
 
 // Elements per library call: below the library's own threading threshold (src/parallel/parallel.h,
@@ -132,16 +118,16 @@ void Run(const Call& call, int64_t n) {
 
 Tensor Forward(Tensor x, std::string approximate) {
   const gelu_approximate form = ParseApproximate(approximate);
-  Route("gelu::gelu", x);
+  const auto kind = Route("gelu::gelu", x);
   x = torch::stable::contiguous(x);
   Tensor y = torch::stable::empty_like(x);
-  Run(Call{x.scalar_type(), form, nullptr, x.const_data_ptr(), y.mutable_data_ptr()}, x.numel());
+  Run(Call{kind, form, nullptr, x.const_data_ptr(), y.mutable_data_ptr()}, x.numel());
   return y;
 }
 
 Tensor Backward(Tensor grad, Tensor x, std::string approximate) {
   const gelu_approximate form = ParseApproximate(approximate);
-  Route("gelu::gelu_backward", x);
+  const auto kind = Route("gelu::gelu_backward", x);
   bool same_shape = grad.dim() == x.dim();
   for (int64_t d = 0; same_shape && d < x.dim(); ++d) same_shape = grad.size(d) == x.size(d);
   if (!same_shape || grad.scalar_type() != x.scalar_type() || !grad.is_cpu() || !x.is_cpu()) {
@@ -151,7 +137,7 @@ Tensor Backward(Tensor grad, Tensor x, std::string approximate) {
   x = torch::stable::contiguous(x);
   grad = torch::stable::contiguous(grad);
   Tensor grad_in = torch::stable::empty_like(x);
-  Run(Call{x.scalar_type(), form, grad.const_data_ptr(), x.const_data_ptr(), grad_in.mutable_data_ptr()}, x.numel());
+  Run(Call{kind, form, grad.const_data_ptr(), x.const_data_ptr(), grad_in.mutable_data_ptr()}, x.numel());
   return grad_in;
 }
 
