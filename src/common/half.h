@@ -104,7 +104,7 @@ GELU_HD uint16_t DoubleToBf16(double v) { return half_detail::RoundDouble<8, -12
 GELU_HD uint16_t DoubleToF16(double v) { return half_detail::RoundDouble<11, -14, 15>(v); }
 
 // The float path of a 16-bit result (the scalar twins of Io::NearMidpoint and Io::StoreF in
-// src/cpu/storage_loops-inl.h; the CUDA element functions of src/cuda/gelu_ops.h call these): GELU is evaluated
+// src/cpu/storage_types-inl.h; the CUDA element functions of src/cuda/gelu_ops.h call these): GELU is evaluated
 // in float (the float core), and the float result v is rounded to the 16-bit type unless it lies within
 // kMidpointMargin float32 ULPs of a rounding midpoint of that type (or is inf/NaN), where the double path redoes
 // it. Why 16: the float results are within 3 float32 ULPs of the exact value (the float core's 1 or 2 ULP, plus

@@ -14,7 +14,7 @@
 #define HWY_TARGET_INCLUDE "src/cpu/elementwise_storage.cc"  // this file, relative to the repo root
 #include "hwy/foreach_target.h"                      // IWYU pragma: keep
 #include "hwy/highway.h"
-#include "src/cpu/storage_loops-inl.h"
+#include "src/cpu/storage_elementwise-inl.h"
 
 HWY_BEFORE_NAMESPACE();
 namespace gelu {

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // Fused bias + GELU and GEGLU, float32 / bf16 / fp16, forward and backward: per-target kernels (loops in
-// src/cpu/storage_loops-inl.h) and their C entry points (argument checks, threads).
+// src/cpu/storage_fused-inl.h) and their C entry points (argument checks, threads).
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
@@ -14,7 +14,7 @@
 #define HWY_TARGET_INCLUDE "src/cpu/gelu_fused.cc"  // this file, relative to the repo root
 #include "hwy/foreach_target.h"                       // IWYU pragma: keep
 #include "hwy/highway.h"
-#include "src/cpu/storage_loops-inl.h"
+#include "src/cpu/storage_fused-inl.h"
 
 HWY_BEFORE_NAMESPACE();
 namespace gelu {

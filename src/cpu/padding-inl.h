@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // The last partial vector of every per-target loop (float32: src/cpu/gelu-inl.h; float64: src/cpu/gelu_f64.cc;
-// the storage loops: src/cpu/storage_loops-inl.h, src/cpu/elementwise_storage.cc): Highway 1.0.3 has no
-// LoadN/StoreN, so the rest of fewer than a vector's lanes is staged through stack copies of one vector, zeros in
+// the storage loops: src/cpu/storage_*-inl.h, src/cpu/elementwise_storage.cc): Highway 1.0.3 has no LoadN/StoreN,
+// so the rest of fewer than a vector's lanes is staged through stack copies of one vector, zeros in
 // the lanes past the end, and runs the same full-vector code as every other vector. Each lane's result depends on
 // its own inputs only, so the padding changes no result, and an element's bits do not depend on n or alignment.
 

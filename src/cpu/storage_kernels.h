@@ -2,7 +2,8 @@
 // Internal entry points of the kernels that take a storage type (float32, bf16, fp16: `Io` below) and any
 // formula (the three forms and the variants gelu_fast, gelu_10): elementwise (src/cpu/elementwise_storage.cc),
 // bias + GELU and GEGLU (src/cpu/gelu_fused.cc), the bf16/fp16 lookup tables, and the variants' constants. Their
-// per-target loops are src/cpu/storage_loops-inl.h. Each kernel call is single-threaded and dispatched
+// per-target loops: src/cpu/storage_types-inl.h (the storage types), src/cpu/storage_paths-inl.h (the float and
+// double paths), src/cpu/storage_elementwise-inl.h and src/cpu/storage_fused-inl.h. Each kernel call is single-threaded and dispatched
 // (HWY_DYNAMIC_DISPATCH); the Run* functions validate (src/common/validate.h) and split over threads.
 // Not installed; not part of the ABI.
 #ifndef GELU_SRC_CPU_STORAGE_KERNELS_H_

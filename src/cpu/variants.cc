@@ -3,7 +3,7 @@
 // Each name maps to its common::Formula (src/common/functions.h; docs/VARIANTS.md): six names are one
 // of the three forms and reuse the form kernels (float32: the very functions gelu_forward_f32/gelu_backward_f32,
 // so the bits match them); gelu_fast and gelu_10 are the two formulas that are not a form, kGeluFast and kGelu10,
-// with kernels of their own (src/cpu/storage_loops-inl.h, FormulaDoublePath).
+// with kernels of their own (src/cpu/storage_paths-inl.h, FormulaDoublePath).
 #include <cstdint>
 #include <cstring>
 

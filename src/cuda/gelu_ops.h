@@ -5,7 +5,7 @@
 //
 // float32: src/common/gelu_f32_math.h as is (ForwardF32, BackwardF32: the float core, the sigmoid form's ring, the
 // float tail, and the double path where the tail leaves a lane).
-// 16-bit types: the CPU's float path (src/cpu/storage_loops-inl.h): the input widened exactly to float, f (or
+// 16-bit types: the CPU's float path (src/cpu/storage_paths-inl.h): the input widened exactly to float, f (or
 // grad_out * f') from the float core as for float32, and that float rounded to the 16-bit type, unless it lies
 // near a 16-bit rounding midpoint (src/common/half.h: NearMidpoint, kMidpointMargin), where src/common/half.h's
 // double path (ForwardHalf, BackwardHalf: DoublePathScalar rounded once) gives the result. Both give the double
@@ -77,7 +77,7 @@ template <int Form> using ForwardF16Op = ForwardHalfOp<common::F16, Form>;
 template <int Form> using BackwardF16Op = BackwardHalfOp<common::F16, Form>;
 
 // ---- Fused operations (src/cuda/gelu_fused.cu), per element, as the CPU library computes them on its float-core
-// targets (src/cpu/storage_loops-inl.h: the float path): results from the float core (ForwardF32, BackwardF32)
+// targets (src/cpu/storage_paths-inl.h: the float path): results from the float core (ForwardF32, BackwardF32)
 // and float products, stored as is (float32) or rounded to the 16-bit type, where the double path redoes a 16-bit
 // result near a rounding midpoint (Format::NearMidpoint); grad_bias sums the float core's products.
 struct F32Format {

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // Fused bias + GELU and GEGLU, float32 / bf16 / fp16, every form, forward and backward:
-// - float32 on the float-core targets (AVX2, AVX-512: the float path of src/cpu/storage_loops-inl.h): the unfused
+// - float32 on the float-core targets (AVX2, AVX-512: the float path of src/cpu/storage_paths-inl.h): the unfused
 //   composition bit for bit (gelu_forward_f32 / gelu_backward_f32 of the float32 sum; GEGLU: the float32 kernels'
 //   f(a), fl32(grad_out b) f'(a), then float products), and within the function table's float32 bound (GEGLU's
 //   products: 2B + 0.5 and B + 1 ULP, docs/ACCURACY.md) of the reference;
@@ -90,7 +90,7 @@ constexpr const auto& kForms = gelu::common::kApproximations;  // src/common/fun
 
 // Whether the target under test runs the float core (the best of the supported targets, which
 // HWY_TARGET_INSTANTIATE_TEST_SUITE_P restricts to it): then the float32 fused results are the float32 kernel's
-// (src/cpu/storage_loops-inl.h), held to the function table's float32 bound (plus the products' roundings).
+// (src/cpu/storage_paths-inl.h), held to the function table's float32 bound (plus the products' roundings).
 bool FloatCoreNow() {
   const int64_t targets = hwy::SupportedTargets();
   return gelu::cpu::RunsFloatCore(targets & -targets);

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // bf16/fp16 conversions: the scalar ones of src/common/half.h (shared with CUDA) against independent formulas on
-// all 65,536 encodings and on every rounding boundary, and the vector ones of src/cpu/storage_loops-inl.h (every
+// all 65,536 encodings and on every rounding boundary, and the vector ones of src/cpu/storage_types-inl.h (every
 // Highway target) against the scalar ones on the same values; and on the float-core targets, the float path of the
 // storage loops (float lanes, the double path near a midpoint) against the double path on every input.
 #include <algorithm>
@@ -18,7 +18,7 @@
 #include "hwy/highway.h"
 #include "hwy/tests/hwy_gtest.h"
 #include "src/common/half.h"
-#include "src/cpu/storage_loops-inl.h"
+#include "src/cpu/storage_elementwise-inl.h"
 
 #ifndef GELU_TESTS_HALF_ROUND_TEST_SHARED_
 #define GELU_TESTS_HALF_ROUND_TEST_SHARED_
