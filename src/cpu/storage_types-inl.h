@@ -233,11 +233,16 @@ HWY_INLINE void VisitIo(int io, const F& f) {
     case cpu::kIoF16: return f(IoF16{});
   }
 }
-// The half types only (their lookup tables): io is kIoBf16 or kIoF16.
+// The half types only (their lookup tables): io is kIoBf16 or kIoF16; float32 has no table, and a caller that
+// passes it stops here rather than running another type's loop.
 template <class F>
 HWY_INLINE void VisitHalfIo(int io, const F& f) {
-  if (io == cpu::kIoBf16) return f(IoBf16{});
-  return f(IoF16{});
+  switch (static_cast<cpu::Io>(io)) {
+    case cpu::kIoBf16: return f(IoBf16{});
+    case cpu::kIoF16: return f(IoF16{});
+    case cpu::kIoF32: break;
+  }
+  HWY_ABORT("VisitHalfIo: storage type %d is not a 16-bit type", io);
 }
 
 // Loads Lanes(dd) elements as double lanes (exact).

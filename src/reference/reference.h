@@ -13,6 +13,7 @@
 #define GELU_SRC_REFERENCE_REFERENCE_H_
 
 #include <cmath>
+#include <limits>
 
 #include "src/common/functions.h"
 
@@ -26,12 +27,23 @@ inline constexpr double kSqrt2OverPi = 0.79788456080286535588; // sqrt(2/pi)
 inline constexpr double kTanhCubic = 0.044715;                 // the tanh form's cubic coefficient
 inline constexpr double kSigmoidScale = 1.702;                 // the sigmoid form's scale
 
-// z(x) of the sigmoid-based forms, f(x) = x * sigmoid(z(x)), and dz/dx.
+// z(x) of the sigmoid-based forms, f(x) = x * sigmoid(z(x)), and dz/dx; NaN for the exact form, which has none
+// (one case per form: -Werror=switch refuses a form without its own).
 inline double SigmoidArgument(double x, Form form) {
-  return form == Form::kTanh ? 2.0 * kSqrt2OverPi * (x + kTanhCubic * x * x * x) : kSigmoidScale * x;
+  switch (form) {
+    case Form::kTanh: return 2.0 * kSqrt2OverPi * (x + kTanhCubic * x * x * x);
+    case Form::kSigmoid: return kSigmoidScale * x;
+    case Form::kNone: break;
+  }
+  return std::numeric_limits<double>::quiet_NaN();
 }
 inline double SigmoidArgumentSlope(double x, Form form) {
-  return form == Form::kTanh ? 2.0 * kSqrt2OverPi * (1.0 + 3.0 * kTanhCubic * x * x) : kSigmoidScale;
+  switch (form) {
+    case Form::kTanh: return 2.0 * kSqrt2OverPi * (1.0 + 3.0 * kTanhCubic * x * x);
+    case Form::kSigmoid: return kSigmoidScale;
+    case Form::kNone: break;
+  }
+  return std::numeric_limits<double>::quiet_NaN();
 }
 
 // f(x). GELU(-inf) = -0, GELU(+inf) = +inf, NaN -> NaN.
