@@ -32,12 +32,11 @@
 #include "src/reference/reference.h"
 #include "src/reference/ulp.h"
 #include "tools/checker_oracle.h"
+#include "tools/checker_types.h"
 #include "tools/cli_helpers.h"
 
 namespace gelu::check {
 namespace {
-
-constexpr double kInf = std::numeric_limits<double>::infinity();
 
 int Bin(double e) {
   if (e == 0) return 0;
@@ -49,11 +48,6 @@ int Bin(double e) {
   if (e <= 256) return 6;
   if (e < kInf) return 7;
   return 8;
-}
-
-bool SameResult(double y, double e) {
-  if (std::isnan(y) || std::isnan(e)) return std::isnan(y) && std::isnan(e);
-  return y == e && std::signbit(y) == std::signbit(e);
 }
 
 void Raise(Place& p, const Place& o) {
@@ -153,54 +147,7 @@ void JudgeOne(const TypeInfo& info, double x, double y, const Verdict& v, bool n
   }
 }
 
-std::string Hex(double v) { return fmt::format("{:a}", v); }
-// Decimal: 9 digits tell float32 values apart, 17 float64 values.
-std::string Dec(double v, Type t = Type::f32) { return t == Type::f64 ? fmt::format("{:.17g}", v) : fmt::format("{:.9g}", v); }
-
 }  // namespace
-
-const char* TypeName(Type t) {
-  switch (t) {
-    case Type::f32: return "float32";
-    case Type::bf16: return "bfloat16";
-    case Type::f16: return "float16";
-    case Type::f64: return "float64";
-  }
-  return "?";
-}
-bool HasFloat64() {
-#if defined(GELU_CHECK_HAVE_MPFR)
-  return true;
-#else
-  return false;
-#endif
-}
-Type ParseType(const std::string& s) {
-  for (Type t : {Type::f32, Type::bf16, Type::f16, Type::f64}) {
-    if (s != TypeName(t)) continue;
-    if (t == Type::f64 && !HasFloat64()) throw std::invalid_argument(kNoFloat64);
-    return t;
-  }
-  throw std::invalid_argument("--dtype must be float32, bfloat16, float16 or float64, not '" + s + "'");
-}
-const TypeInfo& Info(Type t) {
-  static const TypeInfo kF32{24, -125, 0x1p-23, 1.3e-6, 1e-5};
-  static const TypeInfo kBf16{8, -125, 0x1p-7, 1.6e-2, 1e-5};
-  static const TypeInfo kF16{11, -13, 0x1p-10, 1e-3, 1e-5};
-  static const TypeInfo kF64{53, -1021, 0x1p-52, 1e-7, 1e-7};
-  return t == Type::f32 ? kF32 : t == Type::bf16 ? kBf16 : t == Type::f16 ? kF16 : kF64;
-}
-float FromBits(Type t, uint16_t bits) { return t == Type::bf16 ? common::Bf16ToFloat(bits) : common::F16ToFloat(bits); }
-float RoundTo(Type t, double v) {
-  if (t == Type::f32) return static_cast<float>(v);
-  return FromBits(t, t == Type::bf16 ? common::DoubleToBf16(v) : common::DoubleToF16(v));
-}
-bool IsRepresentable(Type t, float v) { return std::isnan(v) || SameResult(RoundTo(t, v), v); }
-uint16_t ToBits(Type t, float v) { return t == Type::bf16 ? common::DoubleToBf16(v) : common::DoubleToF16(v); }
-
-std::string Describe(const Spec& s) {
-  return fmt::format("{} {} {}", s.backward ? "backward" : "forward", to_string(s.form), TypeName(s.type));
-}
 
 std::vector<float> AllHalfInputs(Type t) {
   std::vector<float> x(65536);
