@@ -1,40 +1,25 @@
 // SPDX-License-Identifier: Apache-2.0
-// The checker of tools/checker.h: inputs, judging against the reference, the report, and running a library's
-// function in child processes.
+// The checker's judging (tools/checker.h): each result's verdict against the oracle (tools/checker_oracle.h), the
+// error histogram per region, the profiles, the findings and their merging, and the profile names.
 #include "tools/checker.h"
-
-#include <dlfcn.h>
-#include <omp.h>
-#include <poll.h>
-#include <signal.h>
-#include <sys/mman.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
-#include <bit>
-#include <cerrno>
-#include <cfloat>
-#include <chrono>
 #include <cmath>
-#include <cstdio>
-#include <cstring>
-#include <limits>
-#include <mutex>
-#include <random>
+#include <cstdint>
+#include <span>
 #include <stdexcept>
+#include <string>
 #include <thread>
+#include <utility>
+#include <vector>
 
-#include <fmt/format.h>
-
-#include "src/common/half.h"
+#include "src/common/functions.h"
 #include "src/reference/reference.h"
 #include "src/reference/ulp.h"
 #include "tools/checker_oracle.h"
 #include "tools/checker_plot_bins.h"
 #include "tools/checker_types.h"
-#include "tools/cli_helpers.h"
 
 namespace gelu::check {
 namespace {
