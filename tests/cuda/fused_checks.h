@@ -5,6 +5,7 @@
 #ifndef GELU_TESTS_CUDA_FUSED_CHECKS_H_
 #define GELU_TESTS_CUDA_FUSED_CHECKS_H_
 
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <string>
@@ -12,7 +13,15 @@
 #include <utility>
 #include <vector>
 
+#include "src/cuda/gelu_ops.h"
+#include "tests/cuda/check_inputs.h"
+#include "tests/cuda/check_report.h"
+#include "tests/cuda/cuda_functions.h"
+#include "tests/cuda/device_buffers.h"
+#include "tests/cuda/element_bits.h"
 #include "tests/cuda/gpu_checks.h"
+#include "tests/cuda/stream_gate.h"
+#include "tests/cuda/stream_order.h"
 
 namespace gelu::cuda_test {
 
@@ -193,7 +202,7 @@ inline void FusedInputs(Type t, FusedOp op, size_t rows, size_t cols, uint64_t s
 
 // On the GPU: every fused function of type t and form against the host, over shapes from 1 x 1 to 300 x 2056 (cols
 // a multiple of 8 in 65 x 8 and 300 x 2056: the 16-byte vector kernels of GELU_CUDA_FUSED_VECTORS), with rows = 0 (grad_bias must become 0), in a non-default stream; outputs poisoned, with guards after them.
-// Transfers are ordered on the call's stream (gpu_checks.h, "Stream order"). Every shape after the first runs
+// Transfers are ordered on the call's stream (stream_order.h, "Stream order"). Every shape after the first runs
 // behind a closed StreamGate (the stream busy when the call is made: see CheckBusyStream); the first loads the
 // kernels.
 inline Report CheckFusedOnDevice(Type t, FusedOp op, int form) {
