@@ -22,7 +22,8 @@
 #include "tests/cuda/check_report.h"
 #include "tests/cuda/cuda_functions.h"
 #include "tests/cuda/element_bits.h"
-#include "tests/cuda/fused_checks.h"
+#include "tests/cuda/fused_functions.h"
+#include "tests/cuda/fused_host_reference.h"
 #include "tests/cuda/host_reference.h"
 
 namespace gelu::cuda_test {
