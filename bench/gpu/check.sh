@@ -22,7 +22,7 @@
 #   with GELU_REQUIRE_GPU=0).
 set -uo pipefail
 cd "$(dirname "$0")/../.."
-# This script is the GPU run: a GPU test it cannot run fails it (tests/cuda/gpu_checks.h, SkipIsFailure).
+# This script is the GPU run: a GPU test it cannot run fails it (tests/cuda/gpu_availability.h, SkipIsFailure).
 export GELU_REQUIRE_GPU="${GELU_REQUIRE_GPU:-1}"
 
 quick=0
@@ -67,19 +67,29 @@ lib_pid=$!
 "$nvcc" "${common[@]}" "${cu_flags[@]}" -c src/cuda/gelu_fused.cu -o "$out/gelu_fused.o" &
 fused_pid=$!
 "$nvcc" "${common[@]}" -Xcompiler "$host_flags" -c tests/cuda/gelu_cuda_check.cc -o "$out/gelu_cuda_check.o" &
-check_pid=$!
+check_pids=($!)
+# The checks' helpers (tests/cuda/CMakeLists.txt, gelu_cuda_test_support): every .cc there but the tests and the
+# driver itself.
+support_objs=()
+for src in tests/cuda/*.cc; do
+  case "$src" in *_test.cc | */gelu_cuda_check.cc) continue ;; esac
+  obj="$out/test_support_$(basename "$src" .cc).o"
+  "$nvcc" "${common[@]}" -Xcompiler "$host_flags" -c "$src" -o "$obj" &
+  check_pids+=($!)
+  support_objs+=("$obj")
+done
 "$nvcc" "${common[@]}" -Xcompiler "$host_flags" -c bench/gpu/gelu_gpu_bench.cc -o "$out/gelu_gpu_bench.o" &
 bench_pid=$!
 build_ok=1
-for pid in $lib_pid $fused_pid $check_pid $bench_pid; do wait "$pid" || build_ok=0; done
+for pid in $lib_pid $fused_pid "${check_pids[@]}" $bench_pid; do wait "$pid" || build_ok=0; done
 if [ "$build_ok" = 1 ]; then
   "$nvcc" -shared "$out/gelu.o" "$out/gelu_fused.o" -o "$out/libgelu_cuda.so" || build_ok=0
 fi
 if [ "$build_ok" = 1 ]; then
-  for prog in gelu_cuda_check gelu_gpu_bench; do
-    "$nvcc" -Xcompiler -pthread,-fopenmp "$out/$prog.o" -L"$out" -lgelu_cuda -Xlinker -rpath,'$ORIGIN' -o "$out/$prog" ||
-      build_ok=0
-  done
+  "$nvcc" -Xcompiler -pthread,-fopenmp "$out/gelu_cuda_check.o" "${support_objs[@]}" -L"$out" -lgelu_cuda \
+    -Xlinker -rpath,'$ORIGIN' -o "$out/gelu_cuda_check" || build_ok=0
+  "$nvcc" -Xcompiler -pthread,-fopenmp "$out/gelu_gpu_bench.o" -L"$out" -lgelu_cuda -Xlinker -rpath,'$ORIGIN' \
+    -o "$out/gelu_gpu_bench" || build_ok=0
 fi
 if [ "$build_ok" != 1 ]; then
   echo "check.sh: BUILD FAILED ($(elapsed))"

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// The CPU library's C API (gelu.h) called on the element types of gpu_checks.h, for the tests that compare the
+// The CPU library's C API (gelu.h) called on the element types of cuda_functions.h, for the tests that compare the
 // CUDA results (or their host reference) with it: gelu_cuda_reference_test.cc, gelu_cuda_exhaustive_test.cc.
 #ifndef GELU_TESTS_CUDA_CPU_LIBRARY_H_
 #define GELU_TESTS_CUDA_CPU_LIBRARY_H_
@@ -10,7 +10,7 @@
 #include "gelu/gelu.h"
 #include "hwy/targets.h"
 #include "src/cpu/float_core_targets.h"
-#include "tests/cuda/gpu_checks.h"
+#include "tests/cuda/cuda_functions.h"
 
 namespace gelu::cuda_test {
 

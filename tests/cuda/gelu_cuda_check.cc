@@ -9,14 +9,19 @@
 //   --no-large  skip the in-place 2^34 + 3 element check (64 GiB of device memory)
 // Exit status: 0 all passed, 1 a check failed, 77 no usable GPU (nothing was checked). A check that cannot run
 // counts as failed (exit 1, not 77) where a CUDA device is present or GELU_REQUIRE_GPU=1 is set (SkipIsFailure in
-// gpu_checks.h; bench/gpu/check.sh sets it).
+// gpu_availability.h; bench/gpu/check.sh sets it).
 #include <chrono>
 #include <cstdio>
 #include <cstring>
 #include <string>
 
+#include "tests/cuda/check_report.h"
+#include "tests/cuda/cuda_functions.h"
 #include "tests/cuda/fused_checks.h"
+#include "tests/cuda/fused_functions.h"
+#include "tests/cuda/gpu_availability.h"
 #include "tests/cuda/gpu_checks.h"
+#include "tests/cuda/host_reference.h"
 
 namespace {
 

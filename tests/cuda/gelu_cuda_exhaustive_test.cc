@@ -13,8 +13,12 @@
 #include <string>
 
 #include "tests/cuda/cpu_library.h"
+#include "tests/cuda/check_inputs.h"
+#include "tests/cuda/check_report.h"
+#include "tests/cuda/cuda_functions.h"
 #include "tests/cuda/gpu_checks.h"
 #include "tests/cuda/gpu_gtest.h"
+#include "tests/cuda/host_reference.h"
 
 namespace gelu::cuda_test {
 namespace {

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// The host reference of the GPU checks (HostEval in gpu_checks.h: the element functions of src/cuda/gelu_ops.h,
+// The host reference of the GPU checks (HostEval in host_reference.h: the element functions of src/cuda/gelu_ops.h,
 // which the kernels run) against the CPU library's C API, for all 18 functions: float32 on special values, a
 // sweep and random bit patterns; bf16/fp16 forward on all 65,536 inputs; bf16/fp16 backward on all inputs times
 // 64 grad_out values. Runs without a GPU. float32 needs a CPU whose float32 kernels run the float core (AVX2, AVX-512);
@@ -18,8 +18,13 @@
 
 #include "gelu/gelu.h"
 #include "tests/cuda/cpu_library.h"
-#include "tests/cuda/fused_checks.h"
-#include "tests/cuda/gpu_checks.h"
+#include "tests/cuda/check_inputs.h"
+#include "tests/cuda/check_report.h"
+#include "tests/cuda/cuda_functions.h"
+#include "tests/cuda/element_bits.h"
+#include "tests/cuda/fused_functions.h"
+#include "tests/cuda/fused_host_reference.h"
+#include "tests/cuda/host_reference.h"
 
 namespace gelu::cuda_test {
 namespace {

@@ -10,7 +10,11 @@
 #include <string>
 #include <thread>
 
+#include "tests/cuda/check_report.h"
+#include "tests/cuda/cuda_functions.h"
 #include "tests/cuda/fused_checks.h"
+#include "tests/cuda/fused_functions.h"
+#include "tests/cuda/gpu_availability.h"
 #include "tests/cuda/gpu_checks.h"
 #include "tests/cuda/gpu_gtest.h"
 

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// The GoogleTest side of SkipIsFailure (gpu_checks.h): a GPU test that cannot run is SKIPPED on a machine without
+// The GoogleTest side of SkipIsFailure (gpu_availability.h): a GPU test that cannot run is SKIPPED on a machine without
 // a GPU, and FAILS where a CUDA device is present or GELU_REQUIRE_GPU=1 is set.
 #ifndef GELU_TESTS_CUDA_GPU_GTEST_H_
 #define GELU_TESTS_CUDA_GPU_GTEST_H_
@@ -8,7 +8,7 @@
 
 #include <string>
 
-#include "tests/cuda/gpu_checks.h"
+#include "tests/cuda/gpu_availability.h"
 
 // Ends the test: skipped, or failed where SkipIsFailure() says a skip is a failure. `message`: why it cannot run.
 #define GELU_SKIP_OR_FAIL(message)                                                               \

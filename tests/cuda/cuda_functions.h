@@ -1,0 +1,54 @@
+// SPDX-License-Identifier: Apache-2.0
+// The functions of gelu_cuda that the checks run (src/common/functions.h: the three forms, forward and backward, in
+// each storage type the GPU offers), named for reports and GoogleTest, and the C API call of each
+// (include/gelu/gelu_cuda.h).
+#ifndef GELU_TESTS_CUDA_CUDA_FUNCTIONS_H_
+#define GELU_TESTS_CUDA_CUDA_FUNCTIONS_H_
+
+#include <cstddef>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "gelu/gelu_cuda.h"
+#include "src/common/functions.h"
+
+namespace gelu::cuda_test {
+
+enum class Type { kF32, kBf16, kF16 };
+inline size_t TypeSize(Type t) { return t == Type::kF32 ? 4 : 2; }
+inline const char* TypeName(Type t) { return t == Type::kF32 ? "f32" : t == Type::kBf16 ? "bf16" : "f16"; }
+inline const char* FormName(int form) { return common::kFormNames[form]; }
+
+struct Function {
+  Type type;
+  bool backward;
+  int form;  // gelu_approximate
+  std::string Name() const;
+  // Name() as a GoogleTest parameter name, which may not contain '/'.
+  std::string TestName() const;
+};
+
+// The name generator of INSTANTIATE_TEST_SUITE_P over Functions (a testing::TestParamInfo<Function>).
+struct FunctionTestName {
+  template <class Info>
+  std::string operator()(const Info& info) const {
+    return info.param.TestName();
+  }
+};
+
+// GoogleTest prints parameters with this (found by argument-dependent lookup).
+void PrintTo(const Function& f, std::ostream* os);
+
+// The CUDA entry points of the table's functions (src/common/functions.h): the three forms, forward and backward,
+// in each storage type the GPU offers.
+std::vector<Function> AllFunctions();
+
+// The C API call for f. g is ignored by forward functions.
+gelu_status Call(const Function& f, const void* g, const void* x, void* y, size_t n, gelu_approximate a,
+                 void* stream);
+gelu_status Call(const Function& f, const void* g, const void* x, void* y, size_t n, void* stream);
+
+}  // namespace gelu::cuda_test
+
+#endif  // GELU_TESTS_CUDA_CUDA_FUNCTIONS_H_
