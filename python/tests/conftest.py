@@ -10,7 +10,7 @@ def cuda_device():
     """A CUDA device for the test, or a skip where there is none, except on a GPU run.
 
     On the GPU machine (bench/gpu/check.sh sets GELU_REQUIRE_GPU=1) a CUDA test that cannot run is a failure, as in
-    the C++ GPU tests (tests/cuda/gpu_checks.h, SkipIsFailure): a skipped test there would pass the run unchecked.
+    the C++ GPU tests (tests/cuda/gpu_availability.h, SkipIsFailure): a skipped test there would pass the run unchecked.
     """
     import torch
 
