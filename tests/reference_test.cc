@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// Validates the double reference (src/reference/reference.h) against MPFR (tests/mpfr_oracle.h, 120 bits) on a
+// Validates the double reference (src/reference/reference.h) against MPFR (src/reference/mpfr_oracle.h, 120 bits) on a
 // sample of float32 inputs: every one of the 254 finite exponents of both signs (subnormals included), random
 // mantissas, plus uniform [-16, 16], the negative tail and the derivative's root. This is what licenses the
 // reference as the oracle of the exhaustive float32 test. Asserted, as docs/ACCURACY.md states:
@@ -21,7 +21,7 @@
 #include "src/reference/naive.h"
 #include "src/reference/reference.h"
 #include "src/reference/ulp.h"
-#include "tests/mpfr_oracle.h"
+#include "src/reference/mpfr_oracle.h"
 
 namespace {
 

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // The checker behind `gelu check` (tools/check.cc) and Python's gelu.check: judges anyone's GELU (one form,
 // forward or backward, float32, bfloat16 or float16) against the double-precision reference
-// (src/reference/reference.h), float64 against MPFR at 120 bits (tests/mpfr_oracle.h, the oracle of the library's
+// (src/reference/reference.h), float64 against MPFR at 120 bits (src/reference/mpfr_oracle.h, the oracle of the library's
 // own float64 claim, tests/f64/gelu_f64_test.cc; builds without MPFR refuse float64), both as the form's own formula and as the true exact GELU, and reports max ULP
 // and where, an error histogram per region, the tail cutoff, special values, flush-to-zero, misrounded results
 // and which tolerance profiles hold. The implementation under test is a C function in a shared library (run in

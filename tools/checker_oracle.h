@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // The checker's oracle (tools/checker.h): the reference value of f or f' that a result is judged against, in double
-// for float32 and the 16-bit types (src/reference/reference.h), against MPFR for float64 (tests/mpfr_oracle.h), and
+// for float32 and the 16-bit types (src/reference/reference.h), against MPFR for float64 (src/reference/mpfr_oracle.h), and
 // the near-root window in x. For the checker's files; `gelu check`'s interface is tools/checker.h.
 #ifndef GELU_TOOLS_CHECKER_ORACLE_H_
 #define GELU_TOOLS_CHECKER_ORACLE_H_
@@ -13,7 +13,7 @@
 #include "src/common/half.h"
 #include "src/reference/reference.h"
 #if defined(GELU_CHECK_HAVE_MPFR)
-#include "tests/mpfr_oracle.h"
+#include "src/reference/mpfr_oracle.h"
 #endif
 
 namespace gelu::check {
@@ -29,7 +29,7 @@ inline double Reference(float x, Approximation form, bool backward) {
 }
 
 #if defined(GELU_CHECK_HAVE_MPFR)
-// float64's reference: f, or dy f', at a finite double against MPFR at 120 bits (tests/mpfr_oracle.h, the oracle
+// float64's reference: f, or dy f', at a finite double against MPFR at 120 bits (src/reference/mpfr_oracle.h, the oracle
 // of tests/f64/gelu_f64_test.cc; its worst conditioning costs < 12 bits, so the value is good to ~2^-100 relative).
 // The metric is that test's: ulp(r) = 2^(max(e, -1021) - 53) for r = m 2^e, m in [0.5, 1), and 2^-1074 at r = 0.
 class F64Oracle {

@@ -29,7 +29,7 @@
 #include "hwy/tests/hwy_gtest.h"
 #include "src/common/functions.h"
 #include "src/reference/ulp.h"
-#include "tests/mpfr_oracle.h"
+#include "src/reference/mpfr_oracle.h"
 
 namespace {
 
@@ -58,7 +58,7 @@ struct Ref {
   double ulp;    // ulp(r) as defined above
 };
 
-// f and f' of a form at x (finite) against the shared oracle (tests/mpfr_oracle.h), at 120 bits (the worst
+// f and f' of a form at x (finite) against the shared oracle (src/reference/mpfr_oracle.h), at 120 bits (the worst
 // conditioning in the sample, exp(-z) at |z| ~ 800, costs < 12 bits), as Refs.
 class Mpfr {
  public:

@@ -30,7 +30,7 @@
 #include "src/common/functions.h"
 #include "src/common/half.h"
 #include "src/reference/reference.h"
-#include "tests/mpfr_oracle.h"
+#include "src/reference/mpfr_oracle.h"
 
 namespace {
 
@@ -78,7 +78,7 @@ double RefDouble(gelu::common::Formula formula, bool derivative, double x) {
   return derivative ? gelu::reference::Derivative(x, Form::kNone) : gelu::reference::Forward(x, Form::kNone);
 }
 
-// ---- MPFR (tests/mpfr_oracle.h): the formula with exact constants at 320 bits, rounded to the type (ties to even).
+// ---- MPFR (src/reference/mpfr_oracle.h): the formula with exact constants at 320 bits, rounded to the type (ties to even).
 using Mp = gelu::test::MpfrValue;
 constexpr mpfr_prec_t kMpBits = 320;
 

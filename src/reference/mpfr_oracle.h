@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
-// The MPFR oracle of the tests: f and f' of every formula of src/common/functions.h, evaluated as written, with
-// the decimal constants (0.044715, 1.702, 0.7978845608) as exact reals, at a chosen precision. Used by
-// tests/reference_test.cc (checks the double reference), tests/f64/gelu_f64_test.cc (the float64 claim) and
-// tests/half/half_exhaustive_test.cc (decides roundings the double reference cannot).
+// The MPFR oracle: f and f' of every formula of src/common/functions.h, evaluated as written, with the decimal
+// constants (0.044715, 1.702, 0.7978845608) as exact reals, at a chosen precision. Used by tests/reference_test.cc
+// (checks the double reference), tests/f64/gelu_f64_test.cc (the float64 claim),
+// tests/half/half_exhaustive_test.cc (decides roundings the double reference cannot) and `gelu check`
+// (tools/checker_oracle.h: another library's float64). Header-only; the caller links MPFR.
 //
 // Forms, with t = |x|, Phi(-t) = Q(t), phi the normal density:
 //   none       f = x Phi(x), f' = Phi(x) + x phi(x);  gelu_10: the same, clipped (x > 10: f = 10, f' = 0);
@@ -14,8 +15,8 @@
 // Q(t) = phi(t) / (t + 1/(t + 2/(t + 3/(t + ...)))), evaluated bottom-up from n = 1.5 (39/t)^2 + 25 terms, 2^-112
 // or better (measured against 20000 terms for t in [2, 38]; CrossCheckContinuedFraction compares it with mpfr_erfc).
 // Higher precisions take mpfr_erfc everywhere. x must be finite.
-#ifndef GELU_TESTS_MPFR_ORACLE_H_
-#define GELU_TESTS_MPFR_ORACLE_H_
+#ifndef GELU_SRC_REFERENCE_MPFR_ORACLE_H_
+#define GELU_SRC_REFERENCE_MPFR_ORACLE_H_
 
 #include <mpfr.h>
 
@@ -172,4 +173,4 @@ class MpfrValue {
 
 }  // namespace gelu::test
 
-#endif  // GELU_TESTS_MPFR_ORACLE_H_
+#endif  // GELU_SRC_REFERENCE_MPFR_ORACLE_H_
