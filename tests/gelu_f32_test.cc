@@ -86,10 +86,10 @@ TEST_P(GeluF32Test, DispatchesToTheTargetUnderTest) {
 // The float32 root of form a's derivative as the core table expands about it (CoreRootInterval): the float just
 // above the root.
 float RootFloat(gelu_approximate a) {
-  using gelu::common::CoreRootInterval;
-  return a == GELU_APPROXIMATE_NONE   ? CoreRootInterval<0>::kCentre + CoreRootInterval<0>::kOffset
-         : a == GELU_APPROXIMATE_TANH ? CoreRootInterval<1>::kCentre + CoreRootInterval<1>::kOffset
-                                      : CoreRootInterval<2>::kCentre + CoreRootInterval<2>::kOffset;
+  return gelu::common::VisitForm(static_cast<gelu::common::Form>(a), [](auto k) {
+    using Root = gelu::common::CoreRootInterval<decltype(k)::value>;
+    return Root::kCentre + Root::kOffset;
+  });
 }
 
 // grad_out = +-0 gives the zero of the sign IEEE gives grad_out * f'(x), everywhere: the float core (where

@@ -172,10 +172,7 @@ template <typename T, typename VerdictFn>
 void JudgeWith(const Spec& s, std::span<const T> x, std::span<const T> y, std::span<const T> dy, uint64_t index0,
                Findings& f, VerdictFn verdict) {
   const TypeInfo& info = Info(s.type);
-  static const std::pair<double, double> kNear[3] = {NearRootInterval(Approximation::none),
-                                                     NearRootInterval(Approximation::tanh),
-                                                     NearRootInterval(Approximation::sigmoid)};
-  const auto [near_lo, near_hi] = kNear[static_cast<int>(s.form)];
+  const auto [near_lo, near_hi] = NearRootInterval(s.form);  // 160 reference derivatives: once a call
   const double min_normal = std::ldexp(1.0, info.min_exponent - 1);
   const bool same_form = s.form == Approximation::none;
   for (size_t i = 0; i < x.size(); ++i) {

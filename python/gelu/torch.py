@@ -234,9 +234,11 @@ def _second_derivative(x, approximate):
         t = torch.tanh(c * (x + a * x**3))
         du = c * (1 + 3 * a * x * x)
         return (1 - t * t) * (du - x * t * du * du + x * (3 * a * c) * x)
-    k = 1.702
-    s = torch.sigmoid(k * x)
-    return k * s * (1 - s) * (2 + k * x * (1 - 2 * s))
+    if approximate == "sigmoid":
+        k = 1.702
+        s = torch.sigmoid(k * x)
+        return k * s * (1 - s) * (2 + k * x * (1 - 2 * s))
+    raise ValueError(f"no second derivative for approximate {approximate!r}")
 
 
 def _gelu_setup(ctx, inputs, output):
