@@ -67,6 +67,12 @@ def test_double_backward_through_the_operators(approximate):
     assert torch.autograd.gradgradcheck(lambda x: torch.ops.gelu.gelu(x, approximate), (x,))
 
 
+def test_second_derivative_has_one_case_per_form():
+    # Each form's f'' is its own expression; a name it does not know is refused, never given another form's.
+    with pytest.raises(ValueError, match=r"^no second derivative for approximate 'erf'$"):
+        gt._second_derivative(torch.randn(3), "erf")
+
+
 def test_jit_trace_records_the_operator():
     # Without autograd, eager calls skip the dispatcher; under torch.jit.trace they must not, or the trace would
     # hold the traced input's result as a constant.
