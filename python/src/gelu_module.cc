@@ -46,12 +46,19 @@ using gelu::python::CallBackward;
 using gelu::python::CallForward;
 using gelu::python::Kind;
 
-// "'none', 'tanh', 'sigmoid'": the forms of src/common/functions.h, quoted.
+// The forms' names in gelu_approximate order, from the C API (gelu_approximate_name: NULL past the last form).
+std::vector<std::string> FormNames() {
+  std::vector<std::string> names;
+  for (int f = 0; const char* name = gelu_approximate_name(static_cast<gelu_approximate>(f)); ++f) {
+    names.emplace_back(name);
+  }
+  return names;
+}
+
+// "'none', 'tanh', 'sigmoid'": the forms' names, quoted.
 std::string FormList() {
   std::string list;
-  for (int f = 0; f < gelu::common::kNumForms; ++f) {
-    list += std::string(f ? ", '" : "'") + gelu::common::kFormNames[f] + "'";
-  }
+  for (const std::string& name : FormNames()) list += (list.empty() ? "'" : ", '") + name + "'";
   return list;
 }
 
@@ -61,9 +68,8 @@ gelu_approximate ParseApproximate(const char* fn, const py::handle& approximate)
                          std::string(py::str(py::type::handle_of(approximate).attr("__name__"))));
   }
   const std::string s = approximate.cast<std::string>();
-  for (int f = 0; f < gelu::common::kNumForms; ++f) {
-    if (s == gelu::common::kFormNames[f]) return static_cast<gelu_approximate>(f);
-  }
+  gelu_approximate a;
+  if (gelu_approximate_from_name(s.c_str(), &a) == GELU_OK) return a;
   throw py::value_error(std::string(fn) + ": unknown approximate '" + s + "'; valid values are " + FormList());
 }
 
@@ -445,14 +451,11 @@ void CudaBackwardPtr(std::uintptr_t g, std::uintptr_t x, std::uintptr_t out, siz
 // the stratified sample; float64 array: float64's stratified sample), then the judging of the callable's results.
 gelu::check::Spec CheckSpec(const std::string& form, bool backward, const std::string& dtype) {
   gelu::check::Spec s;
-  bool found = false;
-  for (int f = 0; f < gelu::common::kNumForms; ++f) {
-    if (form == gelu::common::kFormNames[f]) {
-      s.form = static_cast<gelu::Approximation>(f);
-      found = true;
-    }
+  gelu_approximate a;
+  if (gelu_approximate_from_name(form.c_str(), &a) != GELU_OK) {
+    throw py::value_error("gelu.check: unknown approximate '" + form + "'; valid values are " + FormList());
   }
-  if (!found) throw py::value_error("gelu.check: approximate must be none, tanh or sigmoid, not '" + form + "'");
+  s.form = static_cast<gelu::Approximation>(a);
   s.backward = backward;
   try {
     s.type = gelu::check::ParseType(dtype);
@@ -531,9 +534,7 @@ PYBIND11_MODULE(_gelu, m) {
   m.doc() = "Binding of the gelu C library; use the `gelu` package, which re-exports these functions.";
   m.attr("__version__") = GELU_VERSION_STRING;
   // The names approximate= accepts, in gelu_approximate order: the forms of the function table.
-  py::tuple forms(gelu::common::kNumForms);
-  for (int f = 0; f < gelu::common::kNumForms; ++f) forms[f] = gelu::common::kFormNames[f];
-  m.attr("_FORMS") = forms;
+  m.attr("_FORMS") = py::tuple(py::cast(FormNames()));
   // The function table (src/common/functions.h) for the tests: one dict per function, and the near-root window.
   py::list functions;
   for (const gelu::common::Function& f : gelu::common::kFunctions) {

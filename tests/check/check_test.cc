@@ -60,7 +60,8 @@ double NumberAfter(const std::string& s, const std::string& after, const std::st
   return std::strtod(rest.c_str(), nullptr);
 }
 
-const char* kForms[] = {"none", "tanh", "sigmoid"};
+// A form's name (the C API's, from the function table).
+std::string FormName(int form) { return gelu_approximate_name(static_cast<gelu_approximate>(form)); }
 
 // The library's float32 functions through the checker (stratified sample), within the table's bounds: forward
 // none <= 1 ULP; tanh, sigmoid <= 2 ULP of their formula; backward <= 2 ULP (near the root of f', |error| <=
@@ -68,7 +69,7 @@ const char* kForms[] = {"none", "tanh", "sigmoid"};
 TEST_F(Check, LibraryMeetsItsFloat32ClaimsThroughTheChecker) {
   for (const gelu::common::Function& f : gelu::common::kFunctions) {
     if (!f.is_form()) continue;
-    const std::string form = kForms[f.form()];
+    const std::string form = FormName(f.form());
     const std::string sym = std::string("gelu_") + (f.backward() ? "backward" : "forward") + "_f32_" + form;
     std::vector<std::string> args = {"--lib", Lib("clean"), "--symbol", sym, "-a", form, "--json"};
     if (f.backward()) args.push_back("--backward");
@@ -81,7 +82,8 @@ TEST_F(Check, LibraryMeetsItsFloat32ClaimsThroughTheChecker) {
 
 TEST_F(Check, LibraryIsCorrectlyRoundedIn16BitThroughTheChecker) {
   for (const char* type : {"bf16", "f16"}) {
-    for (const char* form : kForms) {
+    for (const gelu_approximate approximate : gelu::common::kApproximations) {
+      const std::string form = FormName(approximate);
       for (const char* dir : {"forward", "backward"}) {
         const std::string sym = std::string("gelu_") + dir + "_" + type + "_" + form;
         std::vector<std::string> args = {"--lib", Lib("clean"), "--symbol", sym, "-a", form, "--dtype",
@@ -101,7 +103,7 @@ TEST_F(Check, LibraryIsCorrectlyRoundedIn16BitThroughTheChecker) {
 TEST_F(Check, LibraryMeetsItsFloat64ClaimsThroughTheChecker) {
   for (const gelu::common::Function& f : gelu::common::kFunctions) {
     if (!f.is_form() || f.f64_ulp == 0) continue;
-    const std::string form = kForms[f.form()];
+    const std::string form = FormName(f.form());
     const std::string sym = std::string("gelu_") + (f.backward() ? "backward" : "forward") + "_f64_" + form;
     std::vector<std::string> args = {"--lib", Lib("clean"), "--symbol", sym, "-a", form, "--dtype", "float64",
                                      "--json"};
