@@ -90,7 +90,8 @@ def test_bad_callables_and_arguments():
         gelu.check.check(gelu.forward, dtype="bfloat16")
     with pytest.raises(ValueError, match="unknown profile 'ulp2'"):
         gelu.check.check(gelu.forward, dtype="float16").meets("ulp2")
-    with pytest.raises(ValueError, match=r"^gelu.check: unknown approximate 'erf'; valid values are 'none', 'tanh', 'sigmoid'$"):
+    with pytest.raises(ValueError,
+                       match=r"^gelu.check: unknown approximate 'erf'; valid values are 'none', 'tanh', 'sigmoid'$"):
         gelu.check.check(gelu.forward, approximate="erf")
 
 
