@@ -91,7 +91,7 @@ TEST(EntryPoints, RefusedCallsLeaveOutputsUntouched) {
       EXPECT_TRUE(Untouched(a.out[0]) && Untouched(a.out[1])) << c.Name() << " null x";
       // The first output one element into the first input: a partial overlap, refused before anything is written.
       std::vector<unsigned char> saved_x = a.in[0];
-      EXPECT_EQ(Call(c, a, c.which, false, a.in[0].data() + ElementSize(t)), GELU_INVALID_ARGUMENT)
+      EXPECT_EQ(Call(c, a, c.which, false, a.in[0].data() + common::TypeSize(t)), GELU_INVALID_ARGUMENT)
           << c.Name() << " overlap";
       EXPECT_TRUE(a.in[0] == saved_x && Untouched(a.out[1])) << c.Name() << " overlap";
     }

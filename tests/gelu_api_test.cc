@@ -85,6 +85,125 @@ TEST(CApi, FormNames) {
   EXPECT_EQ(gelu_approximate_from_name("none", nullptr), GELU_INVALID_ARGUMENT);
 }
 
+// The storage types' names and sizes, both ways, as bindings map their dtypes.
+TEST(CApi, DtypeNamesAndSizes) {
+  const struct {
+    const char* name;
+    gelu_dtype dtype;
+    size_t size;
+  } kTypes[] = {{"float32", GELU_DTYPE_FLOAT32, 4},
+                {"float64", GELU_DTYPE_FLOAT64, 8},
+                {"bfloat16", GELU_DTYPE_BFLOAT16, 2},
+                {"float16", GELU_DTYPE_FLOAT16, 2}};
+  for (const auto& t : kTypes) {
+    EXPECT_STREQ(gelu_dtype_name(t.dtype), t.name);
+    EXPECT_EQ(gelu_dtype_size(t.dtype), t.size) << t.name;
+    gelu_dtype parsed = static_cast<gelu_dtype>(-1);
+    ASSERT_EQ(gelu_dtype_from_name(t.name, &parsed), GELU_OK) << t.name;
+    EXPECT_EQ(parsed, t.dtype);
+  }
+  for (const int bad : {-1, 4}) {
+    EXPECT_EQ(gelu_dtype_name(static_cast<gelu_dtype>(bad)), nullptr);
+    EXPECT_EQ(gelu_dtype_size(static_cast<gelu_dtype>(bad)), 0u);
+  }
+  for (const char* bad : {"", "f32", "Float32", "half", "bf16", "float8"}) {
+    gelu_dtype untouched = GELU_DTYPE_FLOAT16;
+    EXPECT_EQ(gelu_dtype_from_name(bad, &untouched), GELU_INVALID_ARGUMENT) << '"' << bad << '"';
+    EXPECT_EQ(untouched, GELU_DTYPE_FLOAT16);
+  }
+  gelu_dtype t;
+  EXPECT_EQ(gelu_dtype_from_name(nullptr, &t), GELU_INVALID_ARGUMENT);
+  EXPECT_EQ(gelu_dtype_from_name("float32", nullptr), GELU_INVALID_ARGUMENT);
+}
+
+// gelu_forward / gelu_backward by dtype give the typed functions' bytes, and their refusals; a dtype outside the
+// enum is refused with the output untouched.
+TEST(CApi, DtypeEntryPointsAreTheTypedFunctions) {
+  constexpr size_t n = 257;
+  std::mt19937 rng(7);
+  std::normal_distribution<double> normal(0.0, 3.0);
+  std::vector<double> values(n);
+  for (double& v : values) v = normal(rng);
+  for (const gelu_dtype dtype : {GELU_DTYPE_FLOAT32, GELU_DTYPE_FLOAT64, GELU_DTYPE_BFLOAT16, GELU_DTYPE_FLOAT16}) {
+    const size_t size = gelu_dtype_size(dtype);
+    std::vector<unsigned char> x(n * size), g(n * size), typed(n * size), generic(n * size);
+    for (size_t i = 0; i < n; ++i) {  // the values in the type (16-bit: float32's top bits, or IEEE half)
+      const float f = static_cast<float>(values[i]), h = static_cast<float>(values[(i * 7) % n]);
+      if (dtype == GELU_DTYPE_FLOAT64) {
+        std::memcpy(&x[i * 8], &values[i], 8);
+        std::memcpy(&g[i * 8], &values[(i * 7) % n], 8);
+      } else if (dtype == GELU_DTYPE_FLOAT32) {
+        std::memcpy(&x[i * 4], &f, 4);
+        std::memcpy(&g[i * 4], &h, 4);
+      } else if (dtype == GELU_DTYPE_BFLOAT16) {
+        const uint16_t xb = static_cast<uint16_t>(std::bit_cast<uint32_t>(f) >> 16),
+                       gb = static_cast<uint16_t>(std::bit_cast<uint32_t>(h) >> 16);
+        std::memcpy(&x[i * 2], &xb, 2);
+        std::memcpy(&g[i * 2], &gb, 2);
+      } else {
+        const uint16_t xh = std::bit_cast<uint16_t>(static_cast<_Float16>(f)),
+                       gh = std::bit_cast<uint16_t>(static_cast<_Float16>(h));
+        std::memcpy(&x[i * 2], &xh, 2);
+        std::memcpy(&g[i * 2], &gh, 2);
+      }
+    }
+    for (const gelu_approximate a : {GELU_APPROXIMATE_NONE, GELU_APPROXIMATE_TANH, GELU_APPROXIMATE_SIGMOID}) {
+      for (const bool backward : {false, true}) {
+        gelu_status typed_status = GELU_OK;
+        const auto* xp = x.data();
+        const auto* gp = g.data();
+        auto* yp = typed.data();
+        switch (dtype) {
+          case GELU_DTYPE_FLOAT32: {
+            const auto* xf = reinterpret_cast<const float*>(xp);
+            const auto* gf = reinterpret_cast<const float*>(gp);
+            auto* yf = reinterpret_cast<float*>(yp);
+            typed_status = backward ? gelu_backward_f32(gf, xf, yf, n, a) : gelu_forward_f32(xf, yf, n, a);
+            break;
+          }
+          case GELU_DTYPE_FLOAT64: {
+            const auto* xd = reinterpret_cast<const double*>(xp);
+            const auto* gd = reinterpret_cast<const double*>(gp);
+            auto* yd = reinterpret_cast<double*>(yp);
+            typed_status = backward ? gelu_backward_f64(gd, xd, yd, n, a) : gelu_forward_f64(xd, yd, n, a);
+            break;
+          }
+          case GELU_DTYPE_BFLOAT16:
+          case GELU_DTYPE_FLOAT16: {
+            const auto* xh = reinterpret_cast<const uint16_t*>(xp);
+            const auto* gh = reinterpret_cast<const uint16_t*>(gp);
+            auto* yh = reinterpret_cast<uint16_t*>(yp);
+            const bool bf16 = dtype == GELU_DTYPE_BFLOAT16;
+            typed_status = backward ? (bf16 ? gelu_backward_bf16(gh, xh, yh, n, a) : gelu_backward_f16(gh, xh, yh, n, a))
+                                    : (bf16 ? gelu_forward_bf16(xh, yh, n, a) : gelu_forward_f16(xh, yh, n, a));
+            break;
+          }
+        }
+        ASSERT_EQ(typed_status, GELU_OK);
+        const gelu_status generic_status = backward ? gelu_backward(dtype, gp, xp, generic.data(), n, a)
+                                                    : gelu_forward(dtype, xp, generic.data(), n, a);
+        ASSERT_EQ(generic_status, GELU_OK);
+        EXPECT_EQ(typed, generic) << gelu_dtype_name(dtype) << ' ' << gelu_approximate_name(a)
+                                  << (backward ? " backward" : " forward");
+      }
+    }
+    // The typed function's refusals: null with n > 0, an unknown form, a partial overlap.
+    EXPECT_EQ(gelu_forward(dtype, nullptr, generic.data(), n, GELU_APPROXIMATE_NONE), GELU_INVALID_ARGUMENT);
+    EXPECT_EQ(gelu_forward(dtype, x.data(), generic.data(), n, static_cast<gelu_approximate>(3)),
+              GELU_INVALID_ARGUMENT);
+    EXPECT_EQ(gelu_backward(dtype, g.data(), x.data(), x.data() + size, n - 1, GELU_APPROXIMATE_NONE),
+              GELU_INVALID_ARGUMENT);
+  }
+  std::vector<float> x(8, 1.0f), y(8, 7.0f);
+  for (const int bad : {-1, 4}) {
+    EXPECT_EQ(gelu_forward(static_cast<gelu_dtype>(bad), x.data(), y.data(), 8, GELU_APPROXIMATE_NONE),
+              GELU_INVALID_ARGUMENT);
+    EXPECT_EQ(gelu_backward(static_cast<gelu_dtype>(bad), x.data(), x.data(), y.data(), 8, GELU_APPROXIMATE_NONE),
+              GELU_INVALID_ARGUMENT);
+  }
+  EXPECT_EQ(y, std::vector<float>(8, 7.0f));
+}
+
 TEST(CApi, ThreadsSettingAndTarget) {
   gelu_set_num_threads(3);
   EXPECT_EQ(gelu_get_num_threads(), 3);

@@ -22,7 +22,7 @@ using namespace gelu::entry_points;
 
 // Every NaN of type t in `bytes` replaced by the type's canonical quiet NaN (see the top of the file).
 void CanonicalizeNans(common::Type t, std::vector<unsigned char>& bytes) {
-  const size_t es = ElementSize(t);
+  const size_t es = common::TypeSize(t);
   for (size_t i = 0; i + es <= bytes.size(); i += es) {
     uint64_t v = 0;
     std::memcpy(&v, &bytes[i], es);

@@ -60,12 +60,12 @@ std::pair<uint64_t, uint64_t> ParseRange(const std::string& range) {
 // The input set of a library run or of --write-inputs.
 check::Inputs ChooseInputs(const CheckOptions& o, const check::Spec& s) {
   check::Inputs in;
-  if (s.type == check::Type::f64) {
+  if (s.type == common::kF64) {
     if (o.exhaustive || !o.range.empty()) throw Failure("--exhaustive and --range are for float32: float64 takes its stratified sample");
     in.values64 = check::StratifiedInputsF64(s);
     in.description = "stratified float64 sample: every binade of both signs, [-10, 10] grid, round values, "
                      "thresholds +- 16 ULP, specials, random bit patterns";
-  } else if (s.type != check::Type::f32) {
+  } else if (s.type != common::kF32) {
     if (o.exhaustive || !o.range.empty()) throw Failure("--exhaustive and --range are for float32: 16-bit types always take all 65,536 inputs");
     in.values = check::AllHalfInputs(s.type);
     in.bits16.resize(65536);
@@ -126,10 +126,10 @@ Pairs ReadPairs(const CheckOptions& o) {
     if (!o.dtype.empty() && o.dtype != "float16") {
       throw Failure(fmt::format("'{}' holds float16, not {} (--dtype)", o.x, o.dtype));
     }
-    p.type = check::Type::f16;
+    p.type = common::kF16;
   } else {
-    p.type = o.dtype.empty() ? check::Type::f32 : check::ParseType(o.dtype);
-    if (p.type == check::Type::f16 || p.type == check::Type::f64) {
+    p.type = o.dtype.empty() ? common::kF32 : check::ParseType(o.dtype);
+    if (p.type == common::kF16 || p.type == common::kF64) {
       throw Failure(fmt::format("'{}' holds float32, not {} (--dtype)", o.x, o.dtype));
     }
   }
@@ -137,7 +137,7 @@ Pairs ReadPairs(const CheckOptions& o) {
     std::vector<float> v;
     if (a.dtype == npy::DType::f16) {
       v.reserve(a.f16.size());
-      for (uint16_t b : a.f16) v.push_back(check::FromBits(check::Type::f16, b));
+      for (uint16_t b : a.f16) v.push_back(check::FromBits(common::kF16, b));
     } else {
       v = a.f32;
     }
@@ -190,10 +190,10 @@ int RunCheck(const CheckOptions& o) {
   if (!o.write_inputs.empty()) {
     const check::Inputs in = ChooseInputs(o, spec);
     npy::Array a;
-    if (spec.type == check::Type::f16) {
+    if (spec.type == common::kF16) {
       a.dtype = npy::DType::f16;
       a.f16 = in.bits16;
-    } else if (spec.type == check::Type::f64) {
+    } else if (spec.type == common::kF64) {
       a.dtype = npy::DType::f64;
       a.f64 = in.values64;
     } else if (in.bit_range) {
@@ -233,7 +233,7 @@ int RunCheck(const CheckOptions& o) {
     spec.type = p.type;
     f = check::NewFindings(spec);
     const auto t0 = std::chrono::steady_clock::now();
-    if (spec.type == check::Type::f64) check::JudgeAll(spec, p.x64, p.y64, p.dy64, f);
+    if (spec.type == common::kF64) check::JudgeAll(spec, p.x64, p.y64, p.dy64, f);
     else check::Judge(spec, p.x, p.y, p.dy, 0, f);
     f.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     f.coverage = fmt::format("recorded pairs '{}', '{}'{}", o.x, o.y, o.dy.empty() ? "" : ", '" + o.dy + "'");

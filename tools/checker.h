@@ -22,11 +22,12 @@
 #include <vector>
 
 #include "gelu/gelu.hpp"
+#include "src/common/functions.h"  // common::Type
 
 namespace gelu::check {
 
-enum class Type { f32, bf16, f16, f64 };
-const char* TypeName(Type t);       // "float32", "bfloat16", "float16", "float64"
+using Type = common::Type;          // gelu.h's gelu_dtype (src/common/functions.h)
+const char* TypeName(Type t);       // "float32", "bfloat16", "float16", "float64": gelu_dtype_name's
 Type ParseType(const std::string&);  // throws std::invalid_argument with the choices
 // Whether this build judges float64 (it needs MPFR, found at configure time); ParseType refuses float64 otherwise.
 bool HasFloat64();
@@ -45,7 +46,7 @@ bool IsRepresentable(Type t, float v);  // v is a value of the type (NaN: yes)
 struct Spec {
   Approximation form = Approximation::none;
   bool backward = false;
-  Type type = Type::f32;
+  Type type = common::kF32;
 };
 std::string Describe(const Spec& s);  // "forward tanh float32"
 

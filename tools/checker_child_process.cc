@@ -23,10 +23,8 @@
 namespace gelu::check {
 namespace {
 
-size_t ElementSize(Type t) { return t == Type::f64 ? 8 : t == Type::f32 ? 4 : 2; }
-
 [[noreturn]] void ChildLoop(const Spec& s, void* fn, void* buffer, int command, int done) {
-  const size_t es = ElementSize(s.type);
+  const size_t es = common::TypeSize(s.type);
   char* base = static_cast<char*>(buffer);
   for (;;) {
     uint64_t n = 0;
@@ -34,11 +32,11 @@ size_t ElementSize(Type t) { return t == Type::f64 ? 8 : t == Type::f32 ? 4 : 2;
     void* dy = base;
     void* x = base + kChunk * es;
     void* y = base + 2 * kChunk * es;
-    if (s.type == Type::f64) {
+    if (s.type == common::kF64) {
       if (s.backward) reinterpret_cast<void (*)(const double*, const double*, double*, size_t)>(fn)(
           static_cast<double*>(dy), static_cast<double*>(x), static_cast<double*>(y), n);
       else reinterpret_cast<void (*)(const double*, double*, size_t)>(fn)(static_cast<double*>(x), static_cast<double*>(y), n);
-    } else if (s.type == Type::f32) {
+    } else if (s.type == common::kF32) {
       if (s.backward) reinterpret_cast<void (*)(const float*, const float*, float*, size_t)>(fn)(
           static_cast<float*>(dy), static_cast<float*>(x), static_cast<float*>(y), n);
       else reinterpret_cast<void (*)(const float*, float*, size_t)>(fn)(static_cast<float*>(x), static_cast<float*>(y), n);
@@ -57,7 +55,7 @@ size_t ElementSize(Type t) { return t == Type::f64 ? 8 : t == Type::f32 ? 4 : 2;
 
 Child StartChild(const Spec& s, void* fn, const std::vector<Child>& others) {
   Child c;
-  c.bytes = 3 * kChunk * ElementSize(s.type);
+  c.bytes = 3 * kChunk * common::TypeSize(s.type);
   c.buffer = mmap(nullptr, c.bytes, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
   if (c.buffer == MAP_FAILED) throw std::runtime_error(fmt::format("mmap: {}", std::strerror(errno)));
   int to_child[2], from_child[2];
@@ -103,7 +101,7 @@ CallResult Call(const Spec& s, Child& c, const Inputs& in, uint64_t begin, uint6
   const uint64_t n = end - begin;
   std::vector<float>& x = v.x;
   char* base = static_cast<char*>(c.buffer);
-  if (s.type == Type::f64) {
+  if (s.type == common::kF64) {
     v.x64.assign(in.values64.begin() + static_cast<ptrdiff_t>(begin), in.values64.begin() + static_cast<ptrdiff_t>(end));
     std::fill_n(reinterpret_cast<double*>(base), n, 1.0);
     std::memcpy(base + kChunk * 8, v.x64.data(), n * 8);
@@ -114,10 +112,10 @@ CallResult Call(const Spec& s, Child& c, const Inputs& in, uint64_t begin, uint6
                           : in.values[begin + i];
     }
   }
-  if (s.type == Type::f32) {
+  if (s.type == common::kF32) {
     std::fill_n(reinterpret_cast<float*>(base), n, 1.0f);
     std::memcpy(base + kChunk * 4, x.data(), n * 4);
-  } else if (s.type != Type::f64) {
+  } else if (s.type != common::kF64) {
     auto* dy = reinterpret_cast<uint16_t*>(base);
     auto* xb = reinterpret_cast<uint16_t*>(base + kChunk * 2);
     const uint16_t one = ToBits(s.type, 1.0f);
@@ -139,14 +137,14 @@ CallResult Call(const Spec& s, Child& c, const Inputs& in, uint64_t begin, uint6
 
 void ReadResults(const Spec& s, const Child& c, uint64_t n, ChunkValues& v) {
   std::vector<float>& y = v.y;
-  const char* out = static_cast<const char*>(c.buffer) + 2 * kChunk * ElementSize(s.type);
-  if (s.type == Type::f64) {
+  const char* out = static_cast<const char*>(c.buffer) + 2 * kChunk * common::TypeSize(s.type);
+  if (s.type == common::kF64) {
     v.y64.resize(n);
     std::memcpy(v.y64.data(), out, n * 8);
     return;
   }
   y.resize(n);
-  if (s.type == Type::f32) {
+  if (s.type == common::kF32) {
     std::memcpy(y.data(), out, n * 4);
   } else {
     const auto* yb = reinterpret_cast<const uint16_t*>(out);

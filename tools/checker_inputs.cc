@@ -25,7 +25,7 @@ std::vector<float> AllHalfInputs(Type t) {
 double TrueTailCutoff(const Spec& s) {
   // Over negative finite values ordered by magnitude (bit patterns), the results are nonzero up to some
   // magnitude and zero (rounded) beyond: bisect on the bit pattern of |x|.
-  if (s.type == Type::f64) {
+  if (s.type == common::kF64) {
 #if defined(GELU_CHECK_HAVE_MPFR)
     const auto nonzero = [&](uint64_t b) { return ReferenceF64(-std::bit_cast<double>(b), s.form, s.backward) != 0; };
     uint64_t lo = 1, hi = 0x7fefffffffffffffu;
@@ -39,9 +39,9 @@ double TrueTailCutoff(const Spec& s) {
     throw std::runtime_error(kNoFloat64);
 #endif
   }
-  const uint32_t top = s.type == Type::f32 ? 0x7f7fffffu : s.type == Type::bf16 ? 0x7f7fu : 0x7bffu;
+  const uint32_t top = s.type == common::kF32 ? 0x7f7fffffu : s.type == common::kBf16 ? 0x7f7fu : 0x7bffu;
   const auto value = [&](uint32_t b) {
-    return s.type == Type::f32 ? -std::bit_cast<float>(b) : -FromBits(s.type, static_cast<uint16_t>(b));
+    return s.type == common::kF32 ? -std::bit_cast<float>(b) : -FromBits(s.type, static_cast<uint16_t>(b));
   };
   const auto nonzero = [&](uint32_t b) { return RoundTo(s.type, Reference(value(b), s.form, s.backward)) != 0; };
   uint32_t lo = 1, hi = top;  // nonzero at lo (the smallest subnormal); hi: zero, else the whole range is nonzero

@@ -60,7 +60,7 @@ Verdict FloatVerdict(const Spec& s, const TypeInfo& info, float x, float y, doub
   if (s.backward && dy != 0 && !std::isnan(r) && common::InNearRootWindow(x, fprime)) {
     e = reference::PairError(y, r, std::fabs(static_cast<double>(y) - r) / (std::fabs(dy) * std::ldexp(1.0, -info.precision)));
   } else {
-    e = reference::PairError(y, r, s.type == Type::f32 ? reference::UlpErrorF32(y, r)
+    e = reference::PairError(y, r, s.type == common::kF32 ? reference::UlpErrorF32(y, r)
                                                        : reference::UlpErrorIn(y, r, info.precision, info.min_exponent));
   }
   return {r, RoundTo(s.type, r), e, std::fabs(static_cast<double>(y) - r)};

@@ -76,7 +76,7 @@ Findings RunLibrary(const Spec& s, const LibraryFunction& fn, const Inputs& in, 
             break;
           }
           ReadResults(s, children[static_cast<size_t>(t)], end - begin, v);
-          if (s.type == Type::f64) Judge(s, v.x64, v.y64, {}, begin, found[static_cast<size_t>(t)]);
+          if (s.type == common::kF64) Judge(s, v.x64, v.y64, {}, begin, found[static_cast<size_t>(t)]);
           else Judge(s, v.x, v.y, {}, begin, found[static_cast<size_t>(t)]);
           done += end - begin;
         }
@@ -108,7 +108,7 @@ Findings RunLibrary(const Spec& s, const LibraryFunction& fn, const Inputs& in, 
     if (t == failure.thread) how = ended;
   }
   const auto input_at = [&](uint64_t i) -> double {
-    if (s.type == Type::f64) return in.values64[i];
+    if (s.type == common::kF64) return in.values64[i];
     return in.bit_range ? std::bit_cast<float>(static_cast<uint32_t>(in.bit_range->first + i)) : in.values[i];
   };
   if (failure.thread >= 0) {

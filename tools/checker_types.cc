@@ -11,15 +11,7 @@
 
 namespace gelu::check {
 
-const char* TypeName(Type t) {
-  switch (t) {
-    case Type::f32: return "float32";
-    case Type::bf16: return "bfloat16";
-    case Type::f16: return "float16";
-    case Type::f64: return "float64";
-  }
-  return "?";
-}
+const char* TypeName(Type t) { return common::kTypeNames[static_cast<int>(t)]; }
 bool HasFloat64() {
 #if defined(GELU_CHECK_HAVE_MPFR)
   return true;
@@ -28,9 +20,9 @@ bool HasFloat64() {
 #endif
 }
 Type ParseType(const std::string& s) {
-  for (Type t : {Type::f32, Type::bf16, Type::f16, Type::f64}) {
+  for (Type t : {common::kF32, common::kBf16, common::kF16, common::kF64}) {
     if (s != TypeName(t)) continue;
-    if (t == Type::f64 && !HasFloat64()) throw std::invalid_argument(kNoFloat64);
+    if (t == common::kF64 && !HasFloat64()) throw std::invalid_argument(kNoFloat64);
     return t;
   }
   throw std::invalid_argument("--dtype must be float32, bfloat16, float16 or float64, not '" + s + "'");
@@ -40,21 +32,21 @@ const TypeInfo& Info(Type t) {
   static const TypeInfo kBf16{8, -125, 0x1p-7, 1.6e-2, 1e-5};
   static const TypeInfo kF16{11, -13, 0x1p-10, 1e-3, 1e-5};
   static const TypeInfo kF64{53, -1021, 0x1p-52, 1e-7, 1e-7};
-  return t == Type::f32 ? kF32 : t == Type::bf16 ? kBf16 : t == Type::f16 ? kF16 : kF64;
+  return t == common::kF32 ? kF32 : t == common::kBf16 ? kBf16 : t == common::kF16 ? kF16 : kF64;
 }
-float FromBits(Type t, uint16_t bits) { return t == Type::bf16 ? common::Bf16ToFloat(bits) : common::F16ToFloat(bits); }
+float FromBits(Type t, uint16_t bits) { return t == common::kBf16 ? common::Bf16ToFloat(bits) : common::F16ToFloat(bits); }
 float RoundTo(Type t, double v) {
-  if (t == Type::f32) return static_cast<float>(v);
-  return FromBits(t, t == Type::bf16 ? common::DoubleToBf16(v) : common::DoubleToF16(v));
+  if (t == common::kF32) return static_cast<float>(v);
+  return FromBits(t, t == common::kBf16 ? common::DoubleToBf16(v) : common::DoubleToF16(v));
 }
 bool IsRepresentable(Type t, float v) { return std::isnan(v) || SameResult(RoundTo(t, v), v); }
-uint16_t ToBits(Type t, float v) { return t == Type::bf16 ? common::DoubleToBf16(v) : common::DoubleToF16(v); }
+uint16_t ToBits(Type t, float v) { return t == common::kBf16 ? common::DoubleToBf16(v) : common::DoubleToF16(v); }
 
 std::string Describe(const Spec& s) {
   return fmt::format("{} {} {}", s.backward ? "backward" : "forward", to_string(s.form), TypeName(s.type));
 }
 
 std::string Hex(double v) { return fmt::format("{:a}", v); }
-std::string Dec(double v, Type t) { return t == Type::f64 ? fmt::format("{:.17g}", v) : fmt::format("{:.9g}", v); }
+std::string Dec(double v, Type t) { return t == common::kF64 ? fmt::format("{:.17g}", v) : fmt::format("{:.9g}", v); }
 
 }  // namespace gelu::check

@@ -24,7 +24,7 @@ uint16_t ToBits(Type t, float v);  // the 16-bit pattern of a bfloat16 or float1
 
 std::string Hex(double v);
 // Decimal: 9 digits tell float32 values apart, 17 float64 values.
-std::string Dec(double v, Type t = Type::f32);
+std::string Dec(double v, Type t = common::kF32);
 
 }  // namespace gelu::check
 

@@ -127,6 +127,32 @@ GELU_API gelu_status gelu_forward_f16(const uint16_t* x, uint16_t* y, size_t n, 
 GELU_API gelu_status gelu_backward_f16(const uint16_t* grad_out, const uint16_t* x, uint16_t* grad_in, size_t n,
                                        gelu_approximate approximate);
 
+/* The storage types, for bindings that map a framework's dtype once and call one entry point for any type (NumPy,
+ * PyTorch, JAX): the elements of float32 and float64 arrays are float and double, those of bfloat16 and float16
+ * arrays uint16_t bit patterns (as gelu_forward_bf16 / _f16 take them). */
+typedef enum gelu_dtype GELU_ENUM_BASE {
+  GELU_DTYPE_FLOAT32 = 0,
+  GELU_DTYPE_FLOAT64 = 1,
+  GELU_DTYPE_BFLOAT16 = 2,
+  GELU_DTYPE_FLOAT16 = 3
+} gelu_dtype;
+
+/* The name of a storage type as NumPy and PyTorch spell it ("float32", "float64", "bfloat16", "float16"), a static
+ * string, or NULL for a value outside the enum. */
+GELU_API const char* gelu_dtype_name(gelu_dtype dtype);
+/* The storage type called `name` (exact: gelu_dtype_name's strings). Unknown name or NULL: GELU_INVALID_ARGUMENT,
+ * *out untouched; out == NULL: GELU_INVALID_ARGUMENT. */
+GELU_API gelu_status gelu_dtype_from_name(const char* name, gelu_dtype* out);
+/* Bytes per element of `dtype` (4, 8, 2, 2), or 0 for a value outside the enum. */
+GELU_API size_t gelu_dtype_size(gelu_dtype dtype);
+
+/* gelu_forward_f32 / _f64 / _bf16 / _f16 by `dtype`: x and y point to n elements of that type, with that function's
+ * rules, results and accuracy. A dtype outside the enum: GELU_INVALID_ARGUMENT, y untouched. */
+GELU_API gelu_status gelu_forward(gelu_dtype dtype, const void* x, void* y, size_t n, gelu_approximate approximate);
+/* gelu_backward_f32 / _f64 / _bf16 / _f16 by `dtype`, as gelu_forward. */
+GELU_API gelu_status gelu_backward(gelu_dtype dtype, const void* grad_out, const void* x, void* grad_in, size_t n,
+                                   gelu_approximate approximate);
+
 /* Bias + GELU over a row-major rows x cols matrix (a GEMM epilogue):
  *   y[r*cols + c] = f(h),  h = fl32(x[r*cols + c] + bias[c])  (the sum rounded to float32 once, as a float32
  *   `x + bias` does), evaluated in double and rounded once: within 0.5 + 2^-6 ULP, at least as accurate as

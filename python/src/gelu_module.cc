@@ -20,7 +20,6 @@
 #include <vector>
 
 #include "gelu/gelu.h"
-#include "python/src/storage_calls.h"
 #include "src/common/functions.h"
 #if defined(GELU_PYTHON_CHECK)
 #include "tools/checker.h"
@@ -42,9 +41,6 @@ constexpr int kAligned = 0x0100;
 constexpr const char* kAccepted = "float16, float32 or float64 (native byte order)";
 
 // bf16 has no NumPy dtype: it comes only through the raw-pointer entry points (gelu.torch).
-using gelu::python::CallBackward;
-using gelu::python::CallForward;
-using gelu::python::Kind;
 
 // The forms' names in gelu_approximate order, from the C API (gelu_approximate_name: NULL past the last form).
 std::vector<std::string> FormNames() {
@@ -94,14 +90,14 @@ py::array AsArray(const char* fn, const char* name, const py::handle& obj) {
   return a;
 }
 
-Kind KindOf(const char* fn, const char* name, const py::array& a) {
+gelu_dtype DtypeOf(const char* fn, const char* name, const py::array& a) {
   const py::dtype dt = a.dtype();
   constexpr char kNative = std::endian::native == std::endian::little ? '<' : '>';
   const bool native = dt.byteorder() == '=' || dt.byteorder() == kNative;
   const int num = dt.num();
-  if (native && num == kNpyFloat) return Kind::f32;
-  if (native && num == kNpyDouble) return Kind::f64;
-  if (native && num == kNpyHalf) return Kind::f16;
+  if (native && num == kNpyFloat) return GELU_DTYPE_FLOAT32;
+  if (native && num == kNpyDouble) return GELU_DTYPE_FLOAT64;
+  if (native && num == kNpyHalf) return GELU_DTYPE_FLOAT16;
   throw py::type_error(std::string(fn) + ": " + name + " has dtype " + DTypeName(a) + "; expected " + kAccepted);
 }
 
@@ -206,20 +202,21 @@ void Check(const char* fn, gelu_status s) {
   if (s != GELU_OK) throw py::value_error(std::string(fn) + ": " + gelu_status_string(s));
 }
 
-void RunForward(const char* fn, Kind k, const void* x, void* y, size_t n, gelu_approximate a) {
+void RunForward(const char* fn, gelu_dtype t, const void* x, void* y, size_t n, gelu_approximate a) {
   gelu_status s;
   {
     py::gil_scoped_release release;
-    s = CallForward(k, x, y, n, a);
+    s = gelu_forward(t, x, y, n, a);
   }
   Check(fn, s);
 }
 
-void RunBackward(const char* fn, Kind k, const void* g, const void* x, void* out, size_t n, gelu_approximate a) {
+void RunBackward(const char* fn, gelu_dtype t, const void* g, const void* x, void* out, size_t n,
+                 gelu_approximate a) {
   gelu_status s;
   {
     py::gil_scoped_release release;
-    s = CallBackward(k, g, x, out, n, a);
+    s = gelu_backward(t, g, x, out, n, a);
   }
   Check(fn, s);
 }
@@ -235,7 +232,7 @@ py::array Forward(const py::handle& x_obj, const py::handle& approximate, const 
   constexpr const char* fn = "gelu.forward";
   const gelu_approximate a = ParseApproximate(fn, approximate);
   const py::array x = AsArray(fn, "x", x_obj);
-  const Kind k = KindOf(fn, "x", x);
+  const gelu_dtype k = DtypeOf(fn, "x", x);
   const auto n = static_cast<size_t>(x.size());
 
   if (out_obj.is_none()) {
@@ -269,8 +266,8 @@ py::array Backward(const py::handle& grad_obj, const py::handle& x_obj, const py
   const gelu_approximate a = ParseApproximate(fn, approximate);
   const py::array g = AsArray(fn, "grad", grad_obj);
   const py::array x = AsArray(fn, "x", x_obj);
-  const Kind kg = KindOf(fn, "grad", g);
-  const Kind k = KindOf(fn, "x", x);
+  const gelu_dtype kg = DtypeOf(fn, "grad", g);
+  const gelu_dtype k = DtypeOf(fn, "x", x);
   if (kg != k) {
     throw py::type_error(std::string(fn) + ": grad has dtype " + DTypeName(g) + " but x has dtype " +
                          DTypeName(x) + "; they must match");
@@ -372,11 +369,9 @@ py::object BackwardAny(const py::handle& grad, const py::handle& x, const py::ha
 // conversions (about 2 us a call) and stays zero-copy. Private: the caller guarantees valid pointers (host memory
 // for the CPU ones, device memory of the stream's device for the CUDA ones). dtype is torch's name without
 // "torch.": float32, float64, float16 or bfloat16.
-Kind KindFromName(const char* fn, const std::string& dtype, bool cuda) {
-  if (dtype == "float32") return Kind::f32;
-  if (dtype == "float16") return Kind::f16;
-  if (dtype == "bfloat16") return Kind::bf16;
-  if (dtype == "float64" && !cuda) return Kind::f64;
+gelu_dtype DtypeFromName(const char* fn, const std::string& dtype, bool cuda) {
+  gelu_dtype t;
+  if (gelu_dtype_from_name(dtype.c_str(), &t) == GELU_OK && !(cuda && t == GELU_DTYPE_FLOAT64)) return t;
   throw py::type_error(std::string(fn) + ": no " + (cuda ? "CUDA" : "CPU") + " kernel for dtype '" + dtype + "'");
 }
 
@@ -384,13 +379,13 @@ void ForwardPtr(std::uintptr_t x, std::uintptr_t y, size_t n, const std::string&
                 const py::handle& approximate) {
   constexpr const char* fn = "gelu.torch.gelu";
   const gelu_approximate a = ParseApproximate(fn, approximate);
-  RunForward(fn, KindFromName(fn, dtype, false), reinterpret_cast<const void*>(x), reinterpret_cast<void*>(y), n, a);
+  RunForward(fn, DtypeFromName(fn, dtype, false), reinterpret_cast<const void*>(x), reinterpret_cast<void*>(y), n, a);
 }
 void BackwardPtr(std::uintptr_t g, std::uintptr_t x, std::uintptr_t out, size_t n, const std::string& dtype,
                  const py::handle& approximate) {
   constexpr const char* fn = "gelu.torch.gelu (backward)";
   const gelu_approximate a = ParseApproximate(fn, approximate);
-  RunBackward(fn, KindFromName(fn, dtype, false), reinterpret_cast<const void*>(g), reinterpret_cast<const void*>(x),
+  RunBackward(fn, DtypeFromName(fn, dtype, false), reinterpret_cast<const void*>(g), reinterpret_cast<const void*>(x),
               reinterpret_cast<void*>(out), n, a);
 }
 
@@ -407,17 +402,26 @@ void CudaForwardPtr(std::uintptr_t x, std::uintptr_t y, size_t n, const std::str
                     const py::handle& approximate, std::uintptr_t stream) {
   constexpr const char* fn = "gelu.torch.gelu (CUDA)";
   const gelu_approximate a = ParseApproximate(fn, approximate);
-  const Kind k = KindFromName(fn, dtype, true);
+  const gelu_dtype t = DtypeFromName(fn, dtype, true);
   using H = uint16_t;
   const auto* xp = reinterpret_cast<const void*>(x);
   void* yp = reinterpret_cast<void*>(y);
   void* s = reinterpret_cast<void*>(stream);
-  gelu_status status;
+  gelu_status status = GELU_INVALID_ARGUMENT;  // float64: no CUDA kernel (refused above)
   {
     py::gil_scoped_release release;
-    status = k == Kind::f32 ? gelu_cuda_forward_f32(static_cast<const float*>(xp), static_cast<float*>(yp), n, a, s)
-             : k == Kind::f16 ? gelu_cuda_forward_f16(static_cast<const H*>(xp), static_cast<H*>(yp), n, a, s)
-                              : gelu_cuda_forward_bf16(static_cast<const H*>(xp), static_cast<H*>(yp), n, a, s);
+    switch (t) {
+      case GELU_DTYPE_FLOAT32:
+        status = gelu_cuda_forward_f32(static_cast<const float*>(xp), static_cast<float*>(yp), n, a, s);
+        break;
+      case GELU_DTYPE_FLOAT16:
+        status = gelu_cuda_forward_f16(static_cast<const H*>(xp), static_cast<H*>(yp), n, a, s);
+        break;
+      case GELU_DTYPE_BFLOAT16:
+        status = gelu_cuda_forward_bf16(static_cast<const H*>(xp), static_cast<H*>(yp), n, a, s);
+        break;
+      case GELU_DTYPE_FLOAT64: break;
+    }
   }
   CheckCuda(fn, status);
 }
@@ -425,21 +429,30 @@ void CudaBackwardPtr(std::uintptr_t g, std::uintptr_t x, std::uintptr_t out, siz
                      const py::handle& approximate, std::uintptr_t stream) {
   constexpr const char* fn = "gelu.torch.gelu (CUDA backward)";
   const gelu_approximate a = ParseApproximate(fn, approximate);
-  const Kind k = KindFromName(fn, dtype, true);
+  const gelu_dtype t = DtypeFromName(fn, dtype, true);
   using H = uint16_t;
   const auto* gp = reinterpret_cast<const void*>(g);
   const auto* xp = reinterpret_cast<const void*>(x);
   void* op = reinterpret_cast<void*>(out);
   void* s = reinterpret_cast<void*>(stream);
-  gelu_status status;
+  gelu_status status = GELU_INVALID_ARGUMENT;  // float64: no CUDA kernel (refused above)
   {
     py::gil_scoped_release release;
-    status = k == Kind::f32 ? gelu_cuda_backward_f32(static_cast<const float*>(gp), static_cast<const float*>(xp),
-                                                     static_cast<float*>(op), n, a, s)
-             : k == Kind::f16 ? gelu_cuda_backward_f16(static_cast<const H*>(gp), static_cast<const H*>(xp),
-                                                       static_cast<H*>(op), n, a, s)
-                              : gelu_cuda_backward_bf16(static_cast<const H*>(gp), static_cast<const H*>(xp),
-                                                        static_cast<H*>(op), n, a, s);
+    switch (t) {
+      case GELU_DTYPE_FLOAT32:
+        status = gelu_cuda_backward_f32(static_cast<const float*>(gp), static_cast<const float*>(xp),
+                                        static_cast<float*>(op), n, a, s);
+        break;
+      case GELU_DTYPE_FLOAT16:
+        status = gelu_cuda_backward_f16(static_cast<const H*>(gp), static_cast<const H*>(xp), static_cast<H*>(op), n,
+                                        a, s);
+        break;
+      case GELU_DTYPE_BFLOAT16:
+        status = gelu_cuda_backward_bf16(static_cast<const H*>(gp), static_cast<const H*>(xp), static_cast<H*>(op), n,
+                                         a, s);
+        break;
+      case GELU_DTYPE_FLOAT64: break;
+    }
   }
   CheckCuda(fn, status);
 }
@@ -469,12 +482,12 @@ gelu::check::Spec CheckSpec(const std::string& form, bool backward, const std::s
 // only, which every NumPy the module meets supports.
 py::bytes CheckInputs(const std::string& form, bool backward, const std::string& dtype) {
   const gelu::check::Spec s = CheckSpec(form, backward, dtype);
-  if (s.type == gelu::check::Type::f64) {
+  if (s.type == gelu::common::kF64) {
     const std::vector<double> x = gelu::check::StratifiedInputsF64(s);
     return py::bytes(reinterpret_cast<const char*>(x.data()), x.size() * sizeof(double));
   }
   const std::vector<float> x =
-      s.type == gelu::check::Type::f32 ? gelu::check::StratifiedInputsF32(s) : gelu::check::AllHalfInputs(s.type);
+      s.type == gelu::common::kF32 ? gelu::check::StratifiedInputsF32(s) : gelu::check::AllHalfInputs(s.type);
   return py::bytes(reinterpret_cast<const char*>(x.data()), x.size() * sizeof(float));
 }
 
@@ -498,7 +511,7 @@ py::tuple CheckJudge(py::buffer xb, py::buffer yb, const std::string& form, bool
                      const std::string& format, const std::string& coverage) {
   const gelu::check::Spec s = CheckSpec(form, backward, dtype);
   const py::buffer_info xi = xb.request(), yi = yb.request();
-  const bool f64 = s.type == gelu::check::Type::f64;
+  const bool f64 = s.type == gelu::common::kF64;
   std::span<const float> x, y;
   std::span<const double> x64, y64;
   if (f64) {
@@ -534,14 +547,16 @@ PYBIND11_MODULE(_gelu, m) {
   m.doc() = "Binding of the gelu C library; use the `gelu` package, which re-exports these functions.";
   m.attr("__version__") = GELU_VERSION_STRING;
   // The names approximate= accepts, in gelu_approximate order: the forms of the function table.
-  m.attr("_FORMS") = py::tuple(py::cast(FormNames()));
+  const std::vector<std::string> form_names = FormNames();
+  py::tuple forms(form_names.size());
+  for (size_t f = 0; f < form_names.size(); ++f) forms[f] = form_names[f];
+  m.attr("_FORMS") = forms;
   // The function table (src/common/functions.h) for the tests: one dict per function, and the near-root window.
   py::list functions;
   for (const gelu::common::Function& f : gelu::common::kFunctions) {
     py::list types;
-    for (auto [t, name] : {std::pair{gelu::common::kF32, "float32"}, {gelu::common::kF64, "float64"},
-                           {gelu::common::kBf16, "bfloat16"}, {gelu::common::kF16, "float16"}}) {
-      if (f.Has(t)) types.append(name);
+    for (const gelu_dtype t : gelu::common::kTypes) {
+      if (f.Has(t)) types.append(gelu_dtype_name(t));
     }
     py::dict d;
     d["name"] = f.name;

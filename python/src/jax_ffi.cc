@@ -11,7 +11,6 @@
 #include <string_view>
 
 #include "gelu/gelu.h"
-#include "python/src/storage_calls.h"
 #include "xla/ffi/api/ffi.h"
 
 #if defined(__x86_64__) || defined(_M_X64)
@@ -57,12 +56,12 @@ ffi::Error Form(std::string_view approximate, gelu_approximate& form) {
 }
 
 // The storage type of an XLA buffer the library computes, or an error naming it.
-ffi::Error KindOf(ffi::DataType t, gelu::python::Kind& kind) {
+ffi::Error DtypeOf(ffi::DataType t, gelu_dtype& dtype) {
   switch (t) {
-    case ffi::DataType::F32: kind = gelu::python::Kind::f32; return ffi::Error::Success();
-    case ffi::DataType::F64: kind = gelu::python::Kind::f64; return ffi::Error::Success();
-    case ffi::DataType::BF16: kind = gelu::python::Kind::bf16; return ffi::Error::Success();
-    case ffi::DataType::F16: kind = gelu::python::Kind::f16; return ffi::Error::Success();
+    case ffi::DataType::F32: dtype = GELU_DTYPE_FLOAT32; return ffi::Error::Success();
+    case ffi::DataType::F64: dtype = GELU_DTYPE_FLOAT64; return ffi::Error::Success();
+    case ffi::DataType::BF16: dtype = GELU_DTYPE_BFLOAT16; return ffi::Error::Success();
+    case ffi::DataType::F16: dtype = GELU_DTYPE_FLOAT16; return ffi::Error::Success();
     default: return ffi::Error::InvalidArgument("gelu.jax: the gelu library does not handle this dtype");
   }
 }
@@ -70,10 +69,10 @@ ffi::Error KindOf(ffi::DataType t, gelu::python::Kind& kind) {
 ffi::Error Forward(ffi::AnyBuffer x, ffi::Result<ffi::AnyBuffer> y, std::string_view approximate) {
   gelu_approximate form;
   if (ffi::Error e = Form(approximate, form); e.failure()) return e;
-  gelu::python::Kind kind;
-  if (ffi::Error e = KindOf(x.element_type(), kind); e.failure()) return e;
+  gelu_dtype dtype;
+  if (ffi::Error e = DtypeOf(x.element_type(), dtype); e.failure()) return e;
   const IeeeSubnormals ieee;
-  const gelu_status s = gelu::python::CallForward(kind, x.untyped_data(), y->untyped_data(), x.element_count(), form);
+  const gelu_status s = gelu_forward(dtype, x.untyped_data(), y->untyped_data(), x.element_count(), form);
   return s == GELU_OK ? ffi::Error::Success() : Failed("gelu.jax forward", s);
 }
 
@@ -84,10 +83,10 @@ ffi::Error Backward(ffi::AnyBuffer grad, ffi::AnyBuffer x, ffi::Result<ffi::AnyB
   if (grad.element_type() != x.element_type() || grad.element_count() != x.element_count()) {
     return ffi::Error::InvalidArgument("gelu.jax backward: grad and x must have the same dtype and shape");
   }
-  gelu::python::Kind kind;
-  if (ffi::Error e = KindOf(x.element_type(), kind); e.failure()) return e;
+  gelu_dtype dtype;
+  if (ffi::Error e = DtypeOf(x.element_type(), dtype); e.failure()) return e;
   const IeeeSubnormals ieee;
-  const gelu_status s = gelu::python::CallBackward(kind, grad.untyped_data(), x.untyped_data(),
+  const gelu_status s = gelu_backward(dtype, grad.untyped_data(), x.untyped_data(),
                                                    grad_in->untyped_data(), x.element_count(), form);
   return s == GELU_OK ? ffi::Error::Success() : Failed("gelu.jax backward", s);
 }

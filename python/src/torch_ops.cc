@@ -17,7 +17,6 @@
 #include <torch/headeronly/core/ScalarType.h>
 
 #include "gelu/gelu.h"
-#include "python/src/storage_calls.h"
 
 namespace {
 
@@ -58,29 +57,29 @@ std::string Describe(const Tensor& t) {
 
 // One kernel call of the library on elements [begin, end) of contiguous arrays.
 struct Call {
-  gelu::python::Kind kind;
+  gelu_dtype dtype;
   gelu_approximate approximate;
   const void* grad;  // null: forward
   const void* x;
   void* y;
   gelu_status operator()(int64_t begin, int64_t end) const {
-    const size_t bytes = kind == gelu::python::Kind::f32 ? 4 : kind == gelu::python::Kind::f64 ? 8 : 2;
+    const size_t bytes = gelu_dtype_size(dtype);
     auto at = [&](const void* p) { return static_cast<const char*>(p) + begin * bytes; };
     const auto n = static_cast<size_t>(end - begin);
     void* out = static_cast<char*>(y) + begin * bytes;
-    return grad == nullptr ? gelu::python::CallForward(kind, at(x), out, n, approximate)
-                           : gelu::python::CallBackward(kind, at(grad), at(x), out, n, approximate);
+    return grad == nullptr ? gelu_forward(dtype, at(x), out, n, approximate)
+                           : gelu_backward(dtype, at(grad), at(x), out, n, approximate);
   }
 };
 
 // The CPU kernels take strided tensors of the library's four dtypes (on other devices the Python registrations run).
-gelu::python::Kind Route(const char* op, const Tensor& x) {
-  gelu::python::Kind kind;
+gelu_dtype Route(const char* op, const Tensor& x) {
+  gelu_dtype dtype;
   switch (x.scalar_type()) {
-    case ScalarType::Float: kind = gelu::python::Kind::f32; break;
-    case ScalarType::Double: kind = gelu::python::Kind::f64; break;
-    case ScalarType::Half: kind = gelu::python::Kind::f16; break;
-    case ScalarType::BFloat16: kind = gelu::python::Kind::bf16; break;
+    case ScalarType::Float: dtype = GELU_DTYPE_FLOAT32; break;
+    case ScalarType::Double: dtype = GELU_DTYPE_FLOAT64; break;
+    case ScalarType::Half: dtype = GELU_DTYPE_FLOAT16; break;
+    case ScalarType::BFloat16: dtype = GELU_DTYPE_BFLOAT16; break;
     default:
       throw std::domain_error(std::string(op) + ": the gelu library does not handle dtype " +
                               DtypeName(x.scalar_type()) + "; gelu.torch.gelu falls back to torch.nn.functional.gelu "
@@ -90,7 +89,7 @@ gelu::python::Kind Route(const char* op, const Tensor& x) {
     throw std::domain_error(std::string(op) + ": the gelu library does not handle this layout; gelu.torch.gelu "
                             "falls back to torch.nn.functional.gelu for such tensors, the operator does not");
   }
-  return kind;
+  return dtype;
 }
 
 // Elements per library call: below the library's own threading threshold (src/parallel/parallel.h,
@@ -118,16 +117,16 @@ void Run(const Call& call, int64_t n) {
 
 Tensor Forward(Tensor x, std::string approximate) {
   const gelu_approximate form = ParseApproximate(approximate);
-  const auto kind = Route("gelu::gelu", x);
+  const auto dtype = Route("gelu::gelu", x);
   x = torch::stable::contiguous(x);
   Tensor y = torch::stable::empty_like(x);
-  Run(Call{kind, form, nullptr, x.const_data_ptr(), y.mutable_data_ptr()}, x.numel());
+  Run(Call{dtype, form, nullptr, x.const_data_ptr(), y.mutable_data_ptr()}, x.numel());
   return y;
 }
 
 Tensor Backward(Tensor grad, Tensor x, std::string approximate) {
   const gelu_approximate form = ParseApproximate(approximate);
-  const auto kind = Route("gelu::gelu_backward", x);
+  const auto dtype = Route("gelu::gelu_backward", x);
   bool same_shape = grad.dim() == x.dim();
   for (int64_t d = 0; same_shape && d < x.dim(); ++d) same_shape = grad.size(d) == x.size(d);
   if (!same_shape || grad.scalar_type() != x.scalar_type() || !grad.is_cpu() || !x.is_cpu()) {
@@ -137,7 +136,7 @@ Tensor Backward(Tensor grad, Tensor x, std::string approximate) {
   x = torch::stable::contiguous(x);
   grad = torch::stable::contiguous(grad);
   Tensor grad_in = torch::stable::empty_like(x);
-  Run(Call{kind, form, grad.const_data_ptr(), x.const_data_ptr(), grad_in.mutable_data_ptr()}, x.numel());
+  Run(Call{dtype, form, grad.const_data_ptr(), x.const_data_ptr(), grad_in.mutable_data_ptr()}, x.numel());
   return grad_in;
 }
 

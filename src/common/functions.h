@@ -99,8 +99,19 @@ GELU_VISIT_HD constexpr decltype(auto) VisitFormula(Formula formula, F&& f) {
 
 enum Direction : int { kForward = 0, kBackward = 1 };
 
-// Storage types, as bits of Function::types.
-enum Type : unsigned { kF32 = 1u, kF64 = 2u, kBf16 = 4u, kF16 = 8u };
+// The storage types: gelu.h's gelu_dtype, the one enum from the C entry points through the storage loops, the
+// tools and the bindings (Type is its C++ spelling here, kF32.. its values), with their names and element sizes in
+// its order (gelu_dtype_name, gelu_dtype_size), and as bits of a set (Function::types).
+using Type = gelu_dtype;
+inline constexpr Type kF32 = GELU_DTYPE_FLOAT32, kF64 = GELU_DTYPE_FLOAT64, kBf16 = GELU_DTYPE_BFLOAT16,
+                      kF16 = GELU_DTYPE_FLOAT16;
+inline constexpr int kNumTypes = 4;
+inline constexpr Type kTypes[kNumTypes] = {kF32, kF64, kBf16, kF16};
+inline constexpr const char* kTypeNames[kNumTypes] = {"float32", "float64", "bfloat16", "float16"};
+inline constexpr size_t kTypeSizes[kNumTypes] = {4, 8, 2, 2};
+inline constexpr bool IsType(int t) { return t >= 0 && t < kNumTypes; }
+inline constexpr unsigned TypeBit(Type t) { return 1u << static_cast<int>(t); }
+inline constexpr size_t TypeSize(Type t) { return kTypeSizes[static_cast<int>(t)]; }  // t in the enum
 
 // Where a derivative's claim is absolute instead of relative: every form's f' crosses zero near x = -0.7518,
 // where relative error is meaningless. Inside lo < x < hi with |f'(x)| < max_derivative the bound is absolute;
@@ -117,7 +128,7 @@ struct Function {
   const char* name;   // "forward none", "backward gelu_fast"
   Formula formula;
   Direction direction;
-  unsigned types;     // Type bits: the storage types the C API offers it in
+  unsigned types;     // TypeBit of each storage type the C API offers it in
   double f32_ulp;     // float32 bound, ULP (see above)
   double f32_abs;     // float32 absolute bound in the near-root window (derivatives; 0 for forward)
   double f64_ulp;     // float64 bound, ULP (0: no float64 function)
@@ -125,11 +136,11 @@ struct Function {
   constexpr bool backward() const { return direction == kBackward; }
   constexpr bool is_form() const { return IsForm(formula); }
   constexpr Form form() const { return FormOf(formula); }  // for a row of the three forms (is_form())
-  constexpr bool Has(Type t) const { return (types & t) != 0; }
+  constexpr bool Has(Type t) const { return (types & TypeBit(t)) != 0; }
 };
 
-inline constexpr unsigned kAllTypes = kF32 | kF64 | kBf16 | kF16;
-inline constexpr unsigned kVariantTypes = kF32 | kBf16 | kF16;  // gelu_variant_*: no float64
+inline constexpr unsigned kAllTypes = TypeBit(kF32) | TypeBit(kF64) | TypeBit(kBf16) | TypeBit(kF16);
+inline constexpr unsigned kVariantTypes = TypeBit(kF32) | TypeBit(kBf16) | TypeBit(kF16);  // gelu_variant_*: no float64
 
 inline constexpr Function kFunctions[] = {
     {"forward none", Formula::kNone, kForward, kAllTypes, 1.0, 0.0, 2.0, 0.0},

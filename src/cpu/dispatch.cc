@@ -34,6 +34,20 @@ gelu_status Backward(const T* g, const T* x, T* gi, size_t n, gelu_approximate a
   return GELU_OK;
 }
 
+// The enumerator of `values` whose name (name_of's string) is `name`, exactly: *out set and GELU_OK; an unknown
+// name or a null pointer: GELU_INVALID_ARGUMENT, *out untouched.
+template <class T, size_t N>
+gelu_status FromName(const char* name, T* out, const T (&values)[N], const char* (*name_of)(T)) {
+  if (name == nullptr || out == nullptr) return GELU_INVALID_ARGUMENT;
+  for (const T v : values) {
+    if (std::strcmp(name, name_of(v)) == 0) {
+      *out = v;
+      return GELU_OK;
+    }
+  }
+  return GELU_INVALID_ARGUMENT;
+}
+
 }  // namespace
 
 extern "C" {
@@ -58,15 +72,58 @@ const char* gelu_approximate_name(gelu_approximate approximate) {
   return gelu::common::IsApproximateForm(form) ? gelu::common::kFormNames[form] : nullptr;
 }
 
-gelu_status gelu_approximate_from_name(const char* name, gelu_approximate* out) {
-  if (name == nullptr || out == nullptr) return GELU_INVALID_ARGUMENT;
-  for (const gelu_approximate a : gelu::common::kApproximations) {
-    if (std::strcmp(name, gelu_approximate_name(a)) == 0) {
-      *out = a;
-      return GELU_OK;
-    }
+const char* gelu_dtype_name(gelu_dtype dtype) {
+  const int t = static_cast<int>(dtype);
+  return gelu::common::IsType(t) ? gelu::common::kTypeNames[t] : nullptr;
+}
+
+gelu_status gelu_dtype_from_name(const char* name, gelu_dtype* out) {
+  return FromName(name, out, gelu::common::kTypes, gelu_dtype_name);
+}
+
+size_t gelu_dtype_size(gelu_dtype dtype) {
+  const int t = static_cast<int>(dtype);
+  return gelu::common::IsType(t) ? gelu::common::kTypeSizes[t] : 0;
+}
+
+// The typed entry points by storage type: one case per type, no default (-Werror=switch).
+gelu_status gelu_forward(gelu_dtype dtype, const void* x, void* y, size_t n, gelu_approximate approximate) {
+  using H = uint16_t;
+  switch (dtype) {
+    case GELU_DTYPE_FLOAT32:
+      return gelu_forward_f32(static_cast<const float*>(x), static_cast<float*>(y), n, approximate);
+    case GELU_DTYPE_FLOAT64:
+      return gelu_forward_f64(static_cast<const double*>(x), static_cast<double*>(y), n, approximate);
+    case GELU_DTYPE_BFLOAT16:
+      return gelu_forward_bf16(static_cast<const H*>(x), static_cast<H*>(y), n, approximate);
+    case GELU_DTYPE_FLOAT16:
+      return gelu_forward_f16(static_cast<const H*>(x), static_cast<H*>(y), n, approximate);
   }
   return GELU_INVALID_ARGUMENT;
+}
+
+gelu_status gelu_backward(gelu_dtype dtype, const void* grad_out, const void* x, void* grad_in, size_t n,
+                          gelu_approximate approximate) {
+  using H = uint16_t;
+  switch (dtype) {
+    case GELU_DTYPE_FLOAT32:
+      return gelu_backward_f32(static_cast<const float*>(grad_out), static_cast<const float*>(x),
+                               static_cast<float*>(grad_in), n, approximate);
+    case GELU_DTYPE_FLOAT64:
+      return gelu_backward_f64(static_cast<const double*>(grad_out), static_cast<const double*>(x),
+                               static_cast<double*>(grad_in), n, approximate);
+    case GELU_DTYPE_BFLOAT16:
+      return gelu_backward_bf16(static_cast<const H*>(grad_out), static_cast<const H*>(x), static_cast<H*>(grad_in),
+                                n, approximate);
+    case GELU_DTYPE_FLOAT16:
+      return gelu_backward_f16(static_cast<const H*>(grad_out), static_cast<const H*>(x), static_cast<H*>(grad_in),
+                               n, approximate);
+  }
+  return GELU_INVALID_ARGUMENT;
+}
+
+gelu_status gelu_approximate_from_name(const char* name, gelu_approximate* out) {
+  return FromName(name, out, gelu::common::kApproximations, gelu_approximate_name);
 }
 
 const char* gelu_status_string(gelu_status status) {

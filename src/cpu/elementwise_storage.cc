@@ -223,7 +223,7 @@ HWY_EXPORT(LookupForwardKernel);
 
 namespace cpu {
 
-void Elementwise(Io io, common::Formula formula, bool backward, const void* g, const void* x, void* y, size_t n) {
+void Elementwise(gelu::common::Type io, common::Formula formula, bool backward, const void* g, const void* x, void* y, size_t n) {
   HWY_DYNAMIC_DISPATCH(ElementwiseKernel)(io, static_cast<int>(formula), backward, g, x, y, n);
 }
 
@@ -250,8 +250,8 @@ int CurrentTargetIndex() {
   return static_cast<int>(chosen.GetIndex());
 }
 
-std::atomic<const void*>& TableSlot(Io io, common::Formula formula, HalfTableKind which) {
-  return g_tables[CurrentTargetIndex()][io == kIoBf16 ? 0 : 1][static_cast<int>(formula)][which];
+std::atomic<const void*>& TableSlot(gelu::common::Type io, common::Formula formula, HalfTableKind which) {
+  return g_tables[CurrentTargetIndex()][io == common::kBf16 ? 0 : 1][static_cast<int>(formula)][which];
 }
 
 // The float table of f' (kTableDerivativeF32) from the double one: F rounded to float where that is zero or a
@@ -265,14 +265,14 @@ std::atomic<const void*>& TableSlot(Io io, common::Formula formula, HalfTableKin
 // (NaN x) keeps its payload: the float product then gives the double path's NaN (LookupBackwardFloatIo). NaN where
 // |F| is in [Z, 2^-126) (bf16 only; empty for fp16), where the float product would lose the bound, so that the
 // product is NaN and the vector is redone from the double table.
-float DerivativeTableF32(double f, Io io) {
-  if (std::fabs(f) < (io == kIoBf16 ? 0x1p-262 : 0x1p-42)) return std::signbit(f) ? -0.0f : 0.0f;
+float DerivativeTableF32(double f, gelu::common::Type io) {
+  if (std::fabs(f) < (io == common::kBf16 ? 0x1p-262 : 0x1p-42)) return std::signbit(f) ? -0.0f : 0.0f;
   if (f == 0 || std::isnan(f) || std::fabs(f) >= 0x1p-126) return static_cast<float>(f);
   return std::numeric_limits<float>::quiet_NaN();
 }
 
 // HalfTable with g_tables_mutex held.
-const void* HalfTableLocked(Io io, common::Formula formula, HalfTableKind which) {
+const void* HalfTableLocked(gelu::common::Type io, common::Formula formula, HalfTableKind which) {
   std::atomic<const void*>& slot = TableSlot(io, formula, which);
   if (const void* t = slot.load(std::memory_order_relaxed)) return t;
   const void* table = nullptr;
@@ -302,18 +302,18 @@ const void* HalfTableLocked(Io io, common::Formula formula, HalfTableKind which)
 
 }  // namespace
 
-const void* HalfTable(Io io, common::Formula formula, HalfTableKind which) {
+const void* HalfTable(gelu::common::Type io, common::Formula formula, HalfTableKind which) {
   if (const void* t = TableSlot(io, formula, which).load(std::memory_order_acquire)) return t;
   const std::lock_guard<std::mutex> lock(g_tables_mutex);
   return HalfTableLocked(io, formula, which);
 }
 
-gelu_status RunElementwise(Io io, common::Formula formula, bool backward, const void* g, const void* x, void* y,
+gelu_status RunElementwise(gelu::common::Type io, common::Formula formula, bool backward, const void* g, const void* x, void* y,
                            size_t n) {
-  const size_t size = ElementSize(io);
+  const size_t size = common::TypeSize(io);
   const auto v = validate::Elementwise(size, 1, backward, g, x, y, n);
   if (v != validate::Verdict::kRun) return validate::Status(v);
-  if (io != kIoF32) {
+  if (io != common::kF32) {
     const auto* gh = static_cast<const uint16_t*>(g);
     const auto* xh = static_cast<const uint16_t*>(x);
     auto* yh = static_cast<uint16_t*>(y);
@@ -348,7 +348,7 @@ gelu_status RunElementwise(Io io, common::Formula formula, bool backward, const 
 }  // namespace gelu
 
 namespace {
-gelu_status Half(gelu::cpu::Io io, bool backward, const uint16_t* g, const uint16_t* x, uint16_t* y, size_t n,
+gelu_status Half(gelu::common::Type io, bool backward, const uint16_t* g, const uint16_t* x, uint16_t* y, size_t n,
                  gelu_approximate a) {
   if (!gelu::validate::ValidForm(a)) return GELU_INVALID_ARGUMENT;
   return gelu::cpu::RunElementwise(io, gelu::common::FormulaOf(static_cast<gelu::common::Form>(a)), backward, g, x,
@@ -359,18 +359,18 @@ gelu_status Half(gelu::cpu::Io io, bool backward, const uint16_t* g, const uint1
 extern "C" {
 
 gelu_status gelu_forward_bf16(const uint16_t* x, uint16_t* y, size_t n, gelu_approximate approximate) {
-  return Half(gelu::cpu::kIoBf16, false, nullptr, x, y, n, approximate);
+  return Half(gelu::common::kBf16, false, nullptr, x, y, n, approximate);
 }
 gelu_status gelu_backward_bf16(const uint16_t* grad_out, const uint16_t* x, uint16_t* grad_in, size_t n,
                                gelu_approximate approximate) {
-  return Half(gelu::cpu::kIoBf16, true, grad_out, x, grad_in, n, approximate);
+  return Half(gelu::common::kBf16, true, grad_out, x, grad_in, n, approximate);
 }
 gelu_status gelu_forward_f16(const uint16_t* x, uint16_t* y, size_t n, gelu_approximate approximate) {
-  return Half(gelu::cpu::kIoF16, false, nullptr, x, y, n, approximate);
+  return Half(gelu::common::kF16, false, nullptr, x, y, n, approximate);
 }
 gelu_status gelu_backward_f16(const uint16_t* grad_out, const uint16_t* x, uint16_t* grad_in, size_t n,
                               gelu_approximate approximate) {
-  return Half(gelu::cpu::kIoF16, true, grad_out, x, grad_in, n, approximate);
+  return Half(gelu::common::kF16, true, grad_out, x, grad_in, n, approximate);
 }
 
 }  // extern "C"

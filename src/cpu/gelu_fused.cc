@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <cstdlib>
 #include <memory>
 #include <new>
 #include <type_traits>
@@ -88,19 +89,19 @@ HWY_EXPORT(GegluBackwardKernel);
 
 namespace cpu {
 
-void BiasForward(Io io, common::Form form, const void* x, const void* bias, void* y, size_t cols, size_t begin,
+void BiasForward(gelu::common::Type io, common::Form form, const void* x, const void* bias, void* y, size_t cols, size_t begin,
                  size_t end) {
   HWY_DYNAMIC_DISPATCH(BiasForwardKernel)(io, form, x, bias, y, cols, begin, end);
 }
-void BiasBackwardTile(Io io, common::Form form, const void* g, const void* x, const void* bias, void* grad_x,
+void BiasBackwardTile(gelu::common::Type io, common::Form form, const void* g, const void* x, const void* bias, void* grad_x,
                       size_t cols, size_t r0, size_t r1, size_t c0, size_t c1, double* sums) {
   HWY_DYNAMIC_DISPATCH(BiasBackwardTileKernel)(io, form, g, x, bias, grad_x, cols, r0, r1, c0, c1, sums);
 }
-void GegluForward(Io io, common::Form form, const void* a, size_t lda, const void* b, size_t ldb, void* y,
+void GegluForward(gelu::common::Type io, common::Form form, const void* a, size_t lda, const void* b, size_t ldb, void* y,
                   size_t ldy, size_t cols, size_t begin, size_t end, const double* ftab) {
   HWY_DYNAMIC_DISPATCH(GegluForwardKernel)(io, form, a, lda, b, ldb, y, ldy, cols, begin, end, ftab);
 }
-void GegluBackward(Io io, common::Form form, const void* g, size_t ldg, const void* a, size_t lda, const void* b,
+void GegluBackward(gelu::common::Type io, common::Form form, const void* g, size_t ldg, const void* a, size_t lda, const void* b,
                    size_t ldb, void* grad_a, size_t ldga, void* grad_b, size_t ldgb, size_t cols, size_t begin,
                    size_t end, const double* ftab, const double* dtab) {
   HWY_DYNAMIC_DISPATCH(GegluBackwardKernel)(io, form, g, ldg, a, lda, b, ldb, grad_a, ldga, grad_b, ldgb, cols,
@@ -112,25 +113,27 @@ void GegluBackward(Io io, common::Form form, const void* g, size_t ldg, const vo
 
 namespace {
 
-using gelu::cpu::Io;
+using gelu::common::Type;
 namespace validate = gelu::validate;
 
 // Rounds a double once to the storage type and stores it at p[i].
-void StoreRounded(Io io, void* p, size_t i, double v) {
+void StoreRounded(gelu::common::Type io, void* p, size_t i, double v) {
   switch (io) {
-    case gelu::cpu::kIoF32: static_cast<float*>(p)[i] = static_cast<float>(v); return;
-    case gelu::cpu::kIoBf16: static_cast<uint16_t*>(p)[i] = gelu::common::DoubleToBf16(v); return;
-    case gelu::cpu::kIoF16: static_cast<uint16_t*>(p)[i] = gelu::common::DoubleToF16(v); return;
+    case gelu::common::kF32: static_cast<float*>(p)[i] = static_cast<float>(v); return;
+    case gelu::common::kBf16: static_cast<uint16_t*>(p)[i] = gelu::common::DoubleToBf16(v); return;
+    case gelu::common::kF16: static_cast<uint16_t*>(p)[i] = gelu::common::DoubleToF16(v); return;
+    case gelu::common::kF64: break;  // no fused float64 operations
   }
+  std::abort();
 }
 
 // f and f' in double per half encoding (null for float32, or if no memory: the kernels then compute them).
-const double* ForwardTable(Io io, gelu::common::Form form) {
-  return io == gelu::cpu::kIoF32 ? nullptr
+const double* ForwardTable(gelu::common::Type io, gelu::common::Form form) {
+  return io == gelu::common::kF32 ? nullptr
                                  : static_cast<const double*>(gelu::cpu::HalfTable(io, gelu::common::FormulaOf(form), gelu::cpu::kTableForward));
 }
-const double* DerivativeTable(Io io, gelu::common::Form form) {
-  return io == gelu::cpu::kIoF32
+const double* DerivativeTable(gelu::common::Type io, gelu::common::Form form) {
+  return io == gelu::common::kF32
              ? nullptr
              : static_cast<const double*>(gelu::cpu::HalfTable(io, gelu::common::FormulaOf(form), gelu::cpu::kTableDerivative));
 }
@@ -138,11 +141,11 @@ const double* DerivativeTable(Io io, gelu::common::Form form) {
 const unsigned char* Bytes(const void* p) { return static_cast<const unsigned char*>(p); }
 unsigned char* Bytes(void* p) { return static_cast<unsigned char*>(p); }
 
-gelu_status BiasForward(Io io, const void* x, const void* bias, void* y, size_t rows, size_t cols,
+gelu_status BiasForward(gelu::common::Type io, const void* x, const void* bias, void* y, size_t rows, size_t cols,
                         gelu_approximate a) {
   if (!validate::ValidForm(a)) return GELU_INVALID_ARGUMENT;
   const auto form = static_cast<gelu::common::Form>(a);
-  const auto v = validate::BiasForward(gelu::cpu::ElementSize(io), 1, x, bias, y, rows, cols);
+  const auto v = validate::BiasForward(gelu::common::TypeSize(io), 1, x, bias, y, rows, cols);
   if (v != validate::Verdict::kRun) return validate::Status(v);
   const size_t n = rows * cols;
   gelu::parallel::ParallelFor(n, [&](size_t begin, size_t end) {
@@ -159,11 +162,11 @@ gelu_status BiasForward(Io io, const void* x, const void* bias, void* y, size_t 
 constexpr size_t kMaxRowBlocks = 64;
 constexpr size_t kColumnTile = 256;
 
-gelu_status BiasBackward(Io io, const void* g, const void* x, const void* bias, void* gx, void* gbias, size_t rows,
+gelu_status BiasBackward(gelu::common::Type io, const void* g, const void* x, const void* bias, void* gx, void* gbias, size_t rows,
                          size_t cols, gelu_approximate a) {
   if (!validate::ValidForm(a)) return GELU_INVALID_ARGUMENT;
   const auto form = static_cast<gelu::common::Form>(a);
-  const auto v = validate::BiasBackward(gelu::cpu::ElementSize(io), 1, g, x, bias, gx, gbias, rows, cols);
+  const auto v = validate::BiasBackward(gelu::common::TypeSize(io), 1, g, x, bias, gx, gbias, rows, cols);
   if (v != validate::Verdict::kRun) return validate::Status(v);
   const size_t n = rows * cols;
   if (rows == 0) {
@@ -224,10 +227,10 @@ gelu_status BiasBackward(Io io, const void* g, const void* x, const void* bias, 
   return GELU_OK;
 }
 
-gelu_status GegluForward(Io io, const void* a, const void* b, void* y, size_t n, gelu_approximate approx) {
+gelu_status GegluForward(gelu::common::Type io, const void* a, const void* b, void* y, size_t n, gelu_approximate approx) {
   if (!validate::ValidForm(approx)) return GELU_INVALID_ARGUMENT;
   const auto form = static_cast<gelu::common::Form>(approx);
-  const auto v = validate::GegluForward(gelu::cpu::ElementSize(io), 1, a, b, y, n);
+  const auto v = validate::GegluForward(gelu::common::TypeSize(io), 1, a, b, y, n);
   if (v != validate::Verdict::kRun) return validate::Status(v);
   const double* ftab = ForwardTable(io, form);
   gelu::parallel::ParallelFor(n, [&](size_t begin, size_t end) {
@@ -236,11 +239,11 @@ gelu_status GegluForward(Io io, const void* a, const void* b, void* y, size_t n,
   return GELU_OK;
 }
 
-gelu_status GegluBackward(Io io, const void* g, const void* a, const void* b, void* ga, void* gb, size_t n,
+gelu_status GegluBackward(gelu::common::Type io, const void* g, const void* a, const void* b, void* ga, void* gb, size_t n,
                           gelu_approximate approx) {
   if (!validate::ValidForm(approx)) return GELU_INVALID_ARGUMENT;
   const auto form = static_cast<gelu::common::Form>(approx);
-  const auto v = validate::GegluBackward(gelu::cpu::ElementSize(io), 1, g, a, b, ga, gb, n);
+  const auto v = validate::GegluBackward(gelu::common::TypeSize(io), 1, g, a, b, ga, gb, n);
   if (v != validate::Verdict::kRun) return validate::Status(v);
   const double* ftab = ForwardTable(io, form);
   const double* dtab = DerivativeTable(io, form);
@@ -250,10 +253,10 @@ gelu_status GegluBackward(Io io, const void* g, const void* a, const void* b, vo
   return GELU_OK;
 }
 
-gelu_status GegluRowsForward(Io io, const void* x, void* y, size_t rows, size_t cols, gelu_approximate approx) {
+gelu_status GegluRowsForward(gelu::common::Type io, const void* x, void* y, size_t rows, size_t cols, gelu_approximate approx) {
   if (!validate::ValidForm(approx)) return GELU_INVALID_ARGUMENT;
   const auto form = static_cast<gelu::common::Form>(approx);
-  const size_t size = gelu::cpu::ElementSize(io);
+  const size_t size = gelu::common::TypeSize(io);
   const auto v = validate::GegluRowsForward(size, 1, x, y, rows, cols);
   if (v != validate::Verdict::kRun) return validate::Status(v);
   const size_t n = rows * cols;
@@ -265,11 +268,11 @@ gelu_status GegluRowsForward(Io io, const void* x, void* y, size_t rows, size_t 
   return GELU_OK;
 }
 
-gelu_status GegluRowsBackward(Io io, const void* g, const void* x, void* gx, size_t rows, size_t cols,
+gelu_status GegluRowsBackward(gelu::common::Type io, const void* g, const void* x, void* gx, size_t rows, size_t cols,
                               gelu_approximate approx) {
   if (!validate::ValidForm(approx)) return GELU_INVALID_ARGUMENT;
   const auto form = static_cast<gelu::common::Form>(approx);
-  const size_t size = gelu::cpu::ElementSize(io);
+  const size_t size = gelu::common::TypeSize(io);
   const auto v = validate::GegluRowsBackward(size, 1, g, x, gx, rows, cols);
   if (v != validate::Verdict::kRun) return validate::Status(v);
   const size_t n = rows * cols;
@@ -313,9 +316,9 @@ extern "C" {
     return GegluRowsBackward(io, grad_out, x, grad_x, rows, cols, approximate);                                    \
   }
 
-GELU_FUSED_ENTRY_POINTS(f32, float, gelu::cpu::kIoF32)
-GELU_FUSED_ENTRY_POINTS(bf16, uint16_t, gelu::cpu::kIoBf16)
-GELU_FUSED_ENTRY_POINTS(f16, uint16_t, gelu::cpu::kIoF16)
+GELU_FUSED_ENTRY_POINTS(f32, float, gelu::common::kF32)
+GELU_FUSED_ENTRY_POINTS(bf16, uint16_t, gelu::common::kBf16)
+GELU_FUSED_ENTRY_POINTS(f16, uint16_t, gelu::common::kF16)
 #undef GELU_FUSED_ENTRY_POINTS
 
 }  // extern "C"

@@ -25,7 +25,7 @@
 #include "src/common/half.h"
 #include "src/cpu/float_core_targets.h"
 #include "src/cpu/hwy_ops-inl.h"       // DemoteToF32
-#include "src/cpu/storage_kernels.h"  // cpu::Io
+#include "src/common/functions.h"  // common::Type
 
 HWY_BEFORE_NAMESPACE();
 namespace gelu {
@@ -223,24 +223,28 @@ struct IoF16 {
   }
 };
 
-// The one mapping from a runtime storage type (cpu::Io) to its Io type: f(IoF32{}), f(IoBf16{}) or f(IoF16{}).
-// No default: -Werror=switch refuses a storage type without its case.
+// The one mapping from a runtime storage type (common::Type) to its Io type: f(IoF32{}), f(IoBf16{}) or f(IoF16{}).
+// No default: -Werror=switch refuses a storage type without its case. float64 has no storage loops (its kernels
+// are src/cpu/gelu_f64.cc): a caller that passes it stops here.
 template <class F>
 HWY_INLINE void VisitIo(int io, const F& f) {
-  switch (static_cast<cpu::Io>(io)) {
-    case cpu::kIoF32: return f(IoF32{});
-    case cpu::kIoBf16: return f(IoBf16{});
-    case cpu::kIoF16: return f(IoF16{});
+  switch (static_cast<common::Type>(io)) {
+    case common::kF32: return f(IoF32{});
+    case common::kBf16: return f(IoBf16{});
+    case common::kF16: return f(IoF16{});
+    case common::kF64: break;
   }
+  HWY_ABORT("VisitIo: storage type %d has no storage loops", io);
 }
-// The half types only (their lookup tables): io is kIoBf16 or kIoF16; float32 has no table, and a caller that
-// passes it stops here rather than running another type's loop.
+// The half types only (their lookup tables): io is common::kBf16 or common::kF16; float32 and float64 have no
+// table, and a caller that passes one stops here rather than running another type's loop.
 template <class F>
 HWY_INLINE void VisitHalfIo(int io, const F& f) {
-  switch (static_cast<cpu::Io>(io)) {
-    case cpu::kIoBf16: return f(IoBf16{});
-    case cpu::kIoF16: return f(IoF16{});
-    case cpu::kIoF32: break;
+  switch (static_cast<common::Type>(io)) {
+    case common::kBf16: return f(IoBf16{});
+    case common::kF16: return f(IoF16{});
+    case common::kF32:
+    case common::kF64: break;
   }
   HWY_ABORT("VisitHalfIo: storage type %d is not a 16-bit type", io);
 }

@@ -39,10 +39,10 @@ gelu_status RunF32(gelu_variant v, const float* g, const float* x, float* y, siz
     const auto a = static_cast<gelu_approximate>(gelu::common::FormOf(formula));
     return kBackward ? gelu_backward_f32(g, x, y, n, a) : gelu_forward_f32(x, y, n, a);
   }
-  return gelu::cpu::RunElementwise(gelu::cpu::kIoF32, formula, kBackward, g, x, y, n);
+  return gelu::cpu::RunElementwise(gelu::common::kF32, formula, kBackward, g, x, y, n);
 }
 
-gelu_status RunHalf(gelu::cpu::Io io, bool backward, gelu_variant v, const uint16_t* g, const uint16_t* x,
+gelu_status RunHalf(gelu::common::Type io, bool backward, gelu_variant v, const uint16_t* g, const uint16_t* x,
                     uint16_t* y, size_t n) {
   if (!Known(v)) return GELU_UNKNOWN_VARIANT;
   return gelu::cpu::RunElementwise(io, kVariants[v].formula, backward, g, x, y, n);
@@ -80,18 +80,18 @@ gelu_status gelu_variant_backward_f32(gelu_variant variant, const float* grad_ou
   return RunF32<true>(variant, grad_out, x, grad_in, n);
 }
 gelu_status gelu_variant_forward_bf16(gelu_variant variant, const uint16_t* x, uint16_t* y, size_t n) {
-  return RunHalf(gelu::cpu::kIoBf16, false, variant, nullptr, x, y, n);
+  return RunHalf(gelu::common::kBf16, false, variant, nullptr, x, y, n);
 }
 gelu_status gelu_variant_backward_bf16(gelu_variant variant, const uint16_t* grad_out, const uint16_t* x,
                                        uint16_t* grad_in, size_t n) {
-  return RunHalf(gelu::cpu::kIoBf16, true, variant, grad_out, x, grad_in, n);
+  return RunHalf(gelu::common::kBf16, true, variant, grad_out, x, grad_in, n);
 }
 gelu_status gelu_variant_forward_f16(gelu_variant variant, const uint16_t* x, uint16_t* y, size_t n) {
-  return RunHalf(gelu::cpu::kIoF16, false, variant, nullptr, x, y, n);
+  return RunHalf(gelu::common::kF16, false, variant, nullptr, x, y, n);
 }
 gelu_status gelu_variant_backward_f16(gelu_variant variant, const uint16_t* grad_out, const uint16_t* x,
                                       uint16_t* grad_in, size_t n) {
-  return RunHalf(gelu::cpu::kIoF16, true, variant, grad_out, x, grad_in, n);
+  return RunHalf(gelu::common::kF16, true, variant, grad_out, x, grad_in, n);
 }
 
 }  // extern "C"

@@ -29,9 +29,9 @@ void RandomFill(Type t, void* p, size_t n, uint64_t seed) {
       std::memcpy(&bits, &v, 4);
       const bool raw = (r & 7) == 0;
       if (raw) bits = Mix(k ^ 0xABCDEF);
-      if (t == Type::kF32) {
+      if (t == common::kF32) {
         SetElement(t, p, i, bits);
-      } else if (t == Type::kBf16) {
+      } else if (t == common::kBf16) {
         SetElement(t, p, i, raw ? bits >> 16 : gelu::common::DoubleToBf16(v));
       } else {
         SetElement(t, p, i, raw ? bits >> 16 : gelu::common::DoubleToF16(v));

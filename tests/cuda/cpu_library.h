@@ -19,11 +19,11 @@ inline gelu_status CpuCall(const Function& f, const void* g, const void* x, void
   using U = uint16_t;
   const auto a = static_cast<gelu_approximate>(f.form);
   switch (f.type) {
-    case Type::kF32:
+    case common::kF32:
       return f.backward ? gelu_backward_f32(static_cast<const float*>(g), static_cast<const float*>(x),
                                             static_cast<float*>(y), n, a)
                         : gelu_forward_f32(static_cast<const float*>(x), static_cast<float*>(y), n, a);
-    case Type::kBf16:
+    case common::kBf16:
       return f.backward ? gelu_backward_bf16(static_cast<const U*>(g), static_cast<const U*>(x), static_cast<U*>(y), n, a)
                         : gelu_forward_bf16(static_cast<const U*>(x), static_cast<U*>(y), n, a);
     default:

@@ -18,10 +18,9 @@ void PrintTo(const Function& f, std::ostream* os) { *os << f.Name(); }
 
 std::vector<Function> AllFunctions() {
   std::vector<Function> all;
-  for (Type t : {Type::kF32, Type::kBf16, Type::kF16}) {
-    const common::Type type = t == Type::kF32 ? common::kF32 : t == Type::kBf16 ? common::kBf16 : common::kF16;
+  for (Type t : {common::kF32, common::kBf16, common::kF16}) {
     for (const common::Function& f : common::kFunctions) {
-      if (f.is_form() && f.Has(type)) all.push_back({t, f.backward(), f.form()});
+      if (f.is_form() && f.Has(t)) all.push_back({t, f.backward(), f.form()});
     }
   }
   return all;
@@ -31,11 +30,11 @@ gelu_status Call(const Function& f, const void* g, const void* x, void* y, size_
                  void* stream) {
   using U = uint16_t;
   switch (f.type) {
-    case Type::kF32:
+    case common::kF32:
       return f.backward ? gelu_cuda_backward_f32(static_cast<const float*>(g), static_cast<const float*>(x),
                                                  static_cast<float*>(y), n, a, stream)
                         : gelu_cuda_forward_f32(static_cast<const float*>(x), static_cast<float*>(y), n, a, stream);
-    case Type::kBf16:
+    case common::kBf16:
       return f.backward ? gelu_cuda_backward_bf16(static_cast<const U*>(g), static_cast<const U*>(x),
                                                   static_cast<U*>(y), n, a, stream)
                         : gelu_cuda_forward_bf16(static_cast<const U*>(x), static_cast<U*>(y), n, a, stream);

@@ -15,9 +15,11 @@
 
 namespace gelu::cuda_test {
 
-enum class Type { kF32, kBf16, kF16 };
-inline size_t TypeSize(Type t) { return t == Type::kF32 ? 4 : 2; }
-inline const char* TypeName(Type t) { return t == Type::kF32 ? "f32" : t == Type::kBf16 ? "bf16" : "f16"; }
+// The storage types the GPU offers: float32, bfloat16, float16 (common::Type, gelu.h's gelu_dtype; no float64).
+using common::Type;
+using common::TypeSize;
+// The C API's suffix of a type's entry points ("f32", "bf16", "f16").
+inline const char* TypeName(Type t) { return t == common::kF32 ? "f32" : t == common::kBf16 ? "bf16" : "f16"; }
 inline const char* FormName(int form) { return common::kFormNames[form]; }
 
 struct Function {

@@ -14,7 +14,7 @@
 namespace gelu::cuda_test {
 
 inline uint32_t Element(Type t, const void* p, size_t i) {
-  if (t == Type::kF32) {
+  if (t == common::kF32) {
     uint32_t u;
     std::memcpy(&u, static_cast<const char*>(p) + 4 * i, 4);
     return u;
@@ -24,7 +24,7 @@ inline uint32_t Element(Type t, const void* p, size_t i) {
   return h;
 }
 inline void SetElement(Type t, void* p, size_t i, uint32_t v) {
-  if (t == Type::kF32) {
+  if (t == common::kF32) {
     std::memcpy(static_cast<char*>(p) + 4 * i, &v, 4);
   } else {
     const uint16_t h = static_cast<uint16_t>(v);
@@ -33,8 +33,8 @@ inline void SetElement(Type t, void* p, size_t i, uint32_t v) {
 }
 inline bool IsNan(Type t, uint32_t u) {
   switch (t) {
-    case Type::kF32: return (u & 0x7FFFFFFFu) > 0x7F800000u;
-    case Type::kBf16: return (u & 0x7FFFu) > 0x7F80u;
+    case common::kF32: return (u & 0x7FFFFFFFu) > 0x7F800000u;
+    case common::kBf16: return (u & 0x7FFFu) > 0x7F80u;
     default: return (u & 0x7FFFu) > 0x7C00u;
   }
 }

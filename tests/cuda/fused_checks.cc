@@ -82,7 +82,7 @@ Report CheckFusedOnDevice(Type t, FusedOp op, int form) {
       for (size_t i = 0; i < out_n[k] + guard; ++i) {
         const uint32_t gv = Element(t, got[k].p, i);
         const bool inside = i < out_n[k];
-        const uint32_t wv = inside ? Element(t, want[k]->data(), i) : (t == Type::kF32 ? 0xFFFFFFFFu : 0xFFFFu);
+        const uint32_t wv = inside ? Element(t, want[k]->data(), i) : (t == common::kF32 ? 0xFFFFFFFFu : 0xFFFFu);
         if (inside ? SameResult(t, gv, wv) : gv == wv) continue;
         r.Fail(what + " output " + std::to_string(k) + " element " + std::to_string(i) + (inside ? "" : " (guard)") +
                ": device " + Hex(gv, t) + ", want " + Hex(wv, t));

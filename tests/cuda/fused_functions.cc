@@ -47,7 +47,7 @@ gelu_status CudaFusedTyped(Type t, FusedOp op, gelu_approximate a, const void* g
 
 gelu_status CudaFused(Type t, FusedOp op, gelu_approximate a, const void* g, const void* x, const void* b,
                       void* y, void* y2, size_t rows, size_t cols, void* stream) {
-  return t == Type::kF32 ? CudaFusedTyped<float>(t, op, a, g, x, b, y, y2, rows, cols, stream)
+  return t == common::kF32 ? CudaFusedTyped<float>(t, op, a, g, x, b, y, y2, rows, cols, stream)
                          : CudaFusedTyped<uint16_t>(t, op, a, g, x, b, y, y2, rows, cols, stream);
 }
 

@@ -50,7 +50,7 @@ size_t FusedOutputElements(FusedOp op, size_t rows, size_t cols, int which /* 0 
   const size_t n = rows * cols;                       \
   if constexpr (std::is_same_v<T, float>) {           \
     GELU_FUSED_SWITCH(PREFIX, f32, __VA_ARGS__)       \
-  } else if (t == Type::kBf16) {                      \
+  } else if (t == common::kBf16) {                      \
     GELU_FUSED_SWITCH(PREFIX, bf16, __VA_ARGS__)      \
   } else {                                            \
     GELU_FUSED_SWITCH(PREFIX, f16, __VA_ARGS__)       \

@@ -69,10 +69,10 @@ void HostFusedTyped(FusedOp op, int form, const void* gv, const void* xv, const 
 
 void HostFused(Type t, FusedOp op, int form, FusedArrays* a, size_t rows, size_t cols) {
   switch (t) {
-    case Type::kF32:
+    case common::kF32:
       return HostFusedTyped<gelu::cuda::F32Format>(op, form, a->g.data(), a->x.data(), a->b.data(), a->y.data(),
                                                    a->y2.data(), rows, cols);
-    case Type::kBf16:
+    case common::kBf16:
       return HostFusedTyped<gelu::common::Bf16>(op, form, a->g.data(), a->x.data(), a->b.data(), a->y.data(),
                                                 a->y2.data(), rows, cols);
     default:

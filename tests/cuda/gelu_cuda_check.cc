@@ -94,7 +94,7 @@ int main(int argc, char** argv) {
   for (const Function& f : AllFunctions()) {
     Run("busy stream " + f.Name(), only, [&] { return CheckBusyStream(f); });
   }
-  for (Type t : {Type::kF32, Type::kBf16, Type::kF16}) {
+  for (Type t : {gelu::common::kF32, gelu::common::kBf16, gelu::common::kF16}) {
     for (FusedOp op : AllFusedOps()) {
       for (int form = 0; form < gelu::common::kNumForms; ++form) {
         Run(std::string("fused ") + FusedName(op) + "_" + TypeName(t) + "/" + FormName(form), only,
@@ -103,7 +103,7 @@ int main(int argc, char** argv) {
     }
   }
   for (const Function& f : AllFunctions()) {
-    const bool small = f.type != Type::kF32 && !f.backward;  // 65,536 inputs
+    const bool small = f.type != gelu::common::kF32 && !f.backward;  // 65,536 inputs
     if (quick && !small) continue;
     Run(std::string(small ? "all 2^16 inputs " : "all 2^32 inputs ") + f.Name(), only,
         [&] { return CheckExhaustive(f); });

@@ -26,7 +26,7 @@ namespace {
 // The CPU library as a second evaluation for CheckExhaustive, where it gives the device's bits: 16-bit always,
 // float32 where the CPU runs the float core (elsewhere the device is compared with the host evaluation only).
 AlsoEval CpuLibraryWhereBitExact(const Function& f) {
-  if (f.type == Type::kF32 && !CpuRunsFloatCore()) return nullptr;
+  if (f.type == common::kF32 && !CpuRunsFloatCore()) return nullptr;
   return [f](const void* g, const void* x, void* y, size_t n) {
     const gelu_status s = CpuCall(f, g, x, y, n);
     if (s != GELU_OK) std::fprintf(stderr, "CPU library call for %s: status %d\n", f.Name().c_str(), s);
@@ -48,7 +48,7 @@ TEST_P(GeluCudaExhaustiveTest, EveryInputMatchesHostAndCpuLibrary) {
 std::vector<Function> ExhaustiveFunctions() {
   std::vector<Function> fs;
   for (const Function& f : AllFunctions()) {
-    if (f.type == Type::kF32 || f.backward) fs.push_back(f);  // 16-bit forward (65,536 inputs): gelu_cuda_test
+    if (f.type == common::kF32 || f.backward) fs.push_back(f);  // 16-bit forward (65,536 inputs): gelu_cuda_test
   }
   return fs;
 }
@@ -86,7 +86,7 @@ TEST_P(GeluCudaHostExhaustiveTest, EveryFloat32InputOfTheHostReferenceMatchesCpu
 std::vector<Function> Float32Functions() {
   std::vector<Function> fs;
   for (const Function& f : AllFunctions()) {
-    if (f.type == Type::kF32) fs.push_back(f);
+    if (f.type == common::kF32) fs.push_back(f);
   }
   return fs;
 }

@@ -33,7 +33,7 @@ namespace {
 void MakeInputs(const Function& f, std::vector<char>* g, std::vector<char>* x) {
   const size_t es = TypeSize(f.type);
   std::vector<uint32_t> xs, gs;
-  if (f.type == Type::kF32) {
+  if (f.type == common::kF32) {
     for (float v : {0.f, -0.f, 1.f, -1.f, 0.5f, -0.7518f, 3.f, -3.f, 5.3475f, -5.3475f, 10.f, -10.f, -13.146f,
                     -14.356f, -15.5f, 15.5f, -20.f, 100.f, -100.f, std::numeric_limits<float>::infinity(),
                     -std::numeric_limits<float>::infinity(), std::numeric_limits<float>::quiet_NaN(),
@@ -57,7 +57,7 @@ void MakeInputs(const Function& f, std::vector<char>* g, std::vector<char>* x) {
     for (uint32_t u = 0; u < 65536; ++u) xs.push_back(u);
   } else {
     std::vector<uint32_t> grads = {0x0000, 0x8000, 0x0001, 0x8001};  // +-0, +-smallest subnormal
-    const bool bf = f.type == Type::kBf16;
+    const bool bf = f.type == common::kBf16;
     grads.push_back(bf ? 0x3F80 : 0x3C00);  // 1
     grads.push_back(bf ? 0xBF80 : 0xBC00);  // -1
     grads.push_back(bf ? 0x7F80 : 0x7C00);  // inf
@@ -79,7 +79,7 @@ class GeluCudaReferenceTest : public testing::TestWithParam<Function> {};
 
 TEST_P(GeluCudaReferenceTest, HostReferenceEqualsCpuLibrary) {
   const Function f = GetParam();
-  if (f.type == Type::kF32 && !CpuRunsFloatCore()) {
+  if (f.type == common::kF32 && !CpuRunsFloatCore()) {
     // The CUDA kernels run the float core; this CPU's float32 kernels (no FMA) run the double-lane kernel,
     // which meets the same bounds with other last bits on ~0.1% of inputs, so the two APIs agree only on a CPU
     // with the float core (AVX2, AVX-512). Not counted as passed: the comparison needs such a CPU.
@@ -128,7 +128,7 @@ TEST_P(GeluCudaFusedReferenceTest, HostReferenceEqualsCpuLibrary) {
       cpu = host;
       HostFused(p.type, p.op, form, &host, rows, cols);
       const auto a = static_cast<gelu_approximate>(form);
-      ASSERT_EQ(p.type == Type::kF32
+      ASSERT_EQ(p.type == common::kF32
                     ? CpuFusedTyped<float>(p.type, p.op, a, cpu.g.data(), cpu.x.data(), cpu.b.data(), cpu.y.data(),
                                            cpu.y2.data(), rows, cols)
                     : CpuFusedTyped<uint16_t>(p.type, p.op, a, cpu.g.data(), cpu.x.data(), cpu.b.data(),
@@ -155,7 +155,7 @@ TEST_P(GeluCudaFusedReferenceTest, HostReferenceEqualsCpuLibrary) {
 
 std::vector<FusedParam> AllFusedParams() {
   std::vector<FusedParam> ps;
-  for (Type t : {Type::kF32, Type::kBf16, Type::kF16}) {
+  for (Type t : {common::kF32, common::kBf16, common::kF16}) {
     for (FusedOp op : AllFusedOps()) ps.push_back({t, op});
   }
   return ps;

@@ -91,7 +91,7 @@ TEST_P(GeluCuda16BitForwardTest, AllInputsMatchHost) {
 std::vector<Function> SixteenBitForward() {
   std::vector<Function> fs;
   for (const Function& f : AllFunctions()) {
-    if (f.type != Type::kF32 && !f.backward) fs.push_back(f);
+    if (f.type != common::kF32 && !f.backward) fs.push_back(f);
   }
   return fs;
 }
@@ -122,7 +122,7 @@ TEST_P(GeluCudaFusedTest, ShapesMatchHost) {
 
 std::vector<FusedParam> AllFused() {
   std::vector<FusedParam> ps;
-  for (Type t : {Type::kF32, Type::kBf16, Type::kF16}) {
+  for (Type t : {common::kF32, common::kBf16, common::kF16}) {
     for (FusedOp op : AllFusedOps()) {
       for (int form = 0; form < gelu::common::kNumForms; ++form) ps.push_back({t, op, form});
     }

@@ -66,7 +66,7 @@ Report CheckStream(const Function& f, uint64_t total, size_t chunk,
 
 Report CheckExhaustive(const Function& f, size_t chunk, const AlsoEval& also,
                        const char* also_name) {
-  if (f.type == Type::kF32) {
+  if (f.type == common::kF32) {
     return CheckStream(f, uint64_t{1} << 32, chunk, FillExhaustiveF32, RunInline, also, also_name);
   }
   const auto fill16 = [](uint64_t begin, size_t n, void* g, void* x) {
@@ -201,7 +201,7 @@ Report CheckBusyStream(const Function& f, uint64_t seed) {
     for (size_t i = 0; i < cap; ++i) {
       const uint32_t a = Element(f.type, hy.p, i);
       const bool inside = i >= 1 && i <= n;
-      const uint32_t b = inside ? Element(f.type, want.data(), i - 1) : (f.type == Type::kF32 ? 0xFFFFFFFFu : 0xFFFFu);
+      const uint32_t b = inside ? Element(f.type, want.data(), i - 1) : (f.type == common::kF32 ? 0xFFFFFFFFu : 0xFFFFu);
       if (inside ? SameResult(f.type, a, b) : a == b) continue;
       r.Fail(f.Name() + " busy stream: element " + std::to_string(i) + (inside ? "" : " (guard)") + ": device " +
              Hex(a, f.type) + ", want " + Hex(b, f.type));
@@ -311,7 +311,7 @@ Report CheckLargeInPlace(uint64_t n) {
   // The fill, the call and the read-backs are all on the legacy default stream (nullptr): ordered.
   if (!FillBytes(buf.p, 0x3F, bytes, nullptr, &r)) return r;
   float* x = reinterpret_cast<float*>(buf.bytes() + es);
-  const Function f{Type::kF32, false, 0};
+  const Function f{common::kF32, false, 0};
   if (gelu_cuda_forward_f32(x, x, static_cast<size_t>(n), GELU_APPROXIMATE_NONE, nullptr) != GELU_OK) {
     r.cuda_error = std::string("gelu_cuda_forward_f32: ") + gelu_cuda_last_error_string();
     return r;
@@ -334,7 +334,7 @@ Report CheckLargeInPlace(uint64_t n) {
       for (size_t i = b; i < e; ++i) {
         const uint64_t k = begin + i;
         const uint32_t expect = (k >= 1 && k < 1 + n) ? want : fill;
-        if (Element(Type::kF32, h.p, i) != expect) {
+        if (Element(common::kF32, h.p, i) != expect) {
           bad.fetch_add(1);
           uint64_t cur = first.load();
           while (k < cur && !first.compare_exchange_weak(cur, k)) {
@@ -346,8 +346,8 @@ Report CheckLargeInPlace(uint64_t n) {
     if (bad.load() != 0) {
       const uint64_t k = first.load();
       r.Fail("element " + std::to_string(k) + " of the 2^34+ array (" + std::to_string(bad.load()) +
-             " wrong in this chunk): got " + Hex(Element(Type::kF32, h.p, static_cast<size_t>(k - begin)), Type::kF32) +
-             ", want " + Hex((k >= 1 && k < 1 + n) ? want : fill, Type::kF32));
+             " wrong in this chunk): got " + Hex(Element(common::kF32, h.p, static_cast<size_t>(k - begin)), common::kF32) +
+             ", want " + Hex((k >= 1 && k < 1 + n) ? want : fill, common::kF32));
       r.mismatches += bad.load() - 1;
     }
   }
@@ -410,7 +410,7 @@ Report CheckDeviceReset() {
   for (int pass = 0; pass < 2; ++pass) {
     if (pass == 1 && Failed(cudaDeviceReset(), "cudaDeviceReset", &r)) return r;
     for (const Function& f : AllFunctions()) {
-      if (f.type == Type::kF32) continue;
+      if (f.type == common::kF32) continue;
       const Report one = CheckStream(f, uint64_t{1} << 16, size_t{1} << 16, fill, on_caller);
       r.checked += one.checked;
       r.mismatches += one.mismatches;

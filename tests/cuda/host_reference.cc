@@ -64,10 +64,10 @@ void HostEvalForm(int form, const void* g, const void* x, void* y, size_t begin,
 void HostEval(const Function& f, const void* g, const void* x, void* y, size_t begin, size_t end) {
   using namespace gelu::cuda;  // NOLINT: the Op templates
   switch (f.type) {
-    case Type::kF32:
+    case common::kF32:
       return f.backward ? HostEvalForm<BackwardF32Op>(f.form, g, x, y, begin, end)
                         : HostEvalForm<ForwardF32Op>(f.form, g, x, y, begin, end);
-    case Type::kBf16:
+    case common::kBf16:
       return f.backward ? HostEvalForm<BackwardBf16Op>(f.form, g, x, y, begin, end)
                         : HostEvalForm<ForwardBf16Op>(f.form, g, x, y, begin, end);
     default:
