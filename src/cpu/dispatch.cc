@@ -53,18 +53,18 @@ gelu_status FromName(const char* name, T* out, const T (&values)[N], const char*
 extern "C" {
 
 gelu_status gelu_forward_f32(const float* x, float* y, size_t n, gelu_approximate approximate) {
-  return Forward(x, y, n, approximate, gelu::cpu::ForwardF32);
+  return Forward(x, y, n, approximate, gelu::cpu::ForwardF32Array);
 }
 gelu_status gelu_backward_f32(const float* grad_out, const float* x, float* grad_in, size_t n,
                               gelu_approximate approximate) {
-  return Backward(grad_out, x, grad_in, n, approximate, gelu::cpu::BackwardF32);
+  return Backward(grad_out, x, grad_in, n, approximate, gelu::cpu::BackwardF32Array);
 }
 gelu_status gelu_forward_f64(const double* x, double* y, size_t n, gelu_approximate approximate) {
-  return Forward(x, y, n, approximate, gelu::cpu::ForwardF64);
+  return Forward(x, y, n, approximate, gelu::cpu::ForwardF64Array);
 }
 gelu_status gelu_backward_f64(const double* grad_out, const double* x, double* grad_in, size_t n,
                               gelu_approximate approximate) {
-  return Backward(grad_out, x, grad_in, n, approximate, gelu::cpu::BackwardF64);
+  return Backward(grad_out, x, grad_in, n, approximate, gelu::cpu::BackwardF64Array);
 }
 
 const char* gelu_approximate_name(gelu_approximate approximate) {

@@ -30,9 +30,10 @@ void ElementwiseFormula(bool backward, const void* g, const void* x, void* y, si
   }
 }
 
-void ElementwiseKernel(int io, int formula, bool backward, const void* g, const void* x, void* y, size_t n) {
+void ElementwiseKernel(common::Type io, common::Formula formula, bool backward, const void* g, const void* x, void* y,
+                       size_t n) {
   VisitIo(io, [&](auto io_tag) HWY_ATTR {
-    common::VisitFormula(static_cast<common::Formula>(formula), [&](auto k) HWY_ATTR {
+    common::VisitFormula(formula, [&](auto k) HWY_ATTR {
       ElementwiseFormula<decltype(io_tag), decltype(k)::value>(backward, g, x, y, n);
     });
   });
@@ -52,9 +53,9 @@ void ValueTableIo(double* out) {
     hn::StoreU(FormForOutput<kFormula, kDerivative, true>(dd, LoadD<Io>(dd, bits)), dd, out + i);
   }
 }
-void ValueTableKernel(int io, int formula, bool derivative, double* out) {
+void ValueTableKernel(common::Type io, common::Formula formula, bool derivative, double* out) {
   VisitHalfIo(io, [&](auto io_tag) HWY_ATTR {
-    common::VisitFormula(static_cast<common::Formula>(formula), [&](auto k) HWY_ATTR {
+    common::VisitFormula(formula, [&](auto k) HWY_ATTR {
       using Io = decltype(io_tag);
       return derivative ? ValueTableIo<Io, decltype(k)::value, true>(out) : ValueTableIo<Io, decltype(k)::value, false>(out);
     });
@@ -170,8 +171,8 @@ HWY_NOINLINE void LookupBackwardFloatIo(const float* ftable, const double* dtabl
     if (i < n) LookupBackwardIo<Io>(dtable, g + i, x + i, y + i, n - i);
   }
 }
-void LookupBackwardKernel(int io, const float* ftable, const double* dtable, const uint16_t* g, const uint16_t* x,
-                          uint16_t* y, size_t n) {
+void LookupBackwardKernel(common::Type io, const float* ftable, const double* dtable, const uint16_t* g,
+                          const uint16_t* x, uint16_t* y, size_t n) {
   VisitHalfIo(io, [&](auto io_tag) HWY_ATTR { LookupBackwardFloatIo<decltype(io_tag)>(ftable, dtable, g, x, y, n); });
 }
 
@@ -223,8 +224,9 @@ HWY_EXPORT(LookupForwardKernel);
 
 namespace cpu {
 
-void Elementwise(gelu::common::Type io, common::Formula formula, bool backward, const void* g, const void* x, void* y, size_t n) {
-  HWY_DYNAMIC_DISPATCH(ElementwiseKernel)(io, static_cast<int>(formula), backward, g, x, y, n);
+void Elementwise(common::Type io, common::Formula formula, bool backward, const void* g, const void* x, void* y,
+                 size_t n) {
+  HWY_DYNAMIC_DISPATCH(ElementwiseKernel)(io, formula, backward, g, x, y, n);
 }
 
 namespace {
@@ -250,7 +252,7 @@ int CurrentTargetIndex() {
   return static_cast<int>(chosen.GetIndex());
 }
 
-std::atomic<const void*>& TableSlot(gelu::common::Type io, common::Formula formula, HalfTableKind which) {
+std::atomic<const void*>& TableSlot(common::Type io, common::Formula formula, HalfTableKind which) {
   return g_tables[CurrentTargetIndex()][io == common::kBf16 ? 0 : 1][static_cast<int>(formula)][which];
 }
 
@@ -265,20 +267,20 @@ std::atomic<const void*>& TableSlot(gelu::common::Type io, common::Formula formu
 // (NaN x) keeps its payload: the float product then gives the double path's NaN (LookupBackwardFloatIo). NaN where
 // |F| is in [Z, 2^-126) (bf16 only; empty for fp16), where the float product would lose the bound, so that the
 // product is NaN and the vector is redone from the double table.
-float DerivativeTableF32(double f, gelu::common::Type io) {
+float DerivativeTableF32(double f, common::Type io) {
   if (std::fabs(f) < (io == common::kBf16 ? 0x1p-262 : 0x1p-42)) return std::signbit(f) ? -0.0f : 0.0f;
   if (f == 0 || std::isnan(f) || std::fabs(f) >= 0x1p-126) return static_cast<float>(f);
   return std::numeric_limits<float>::quiet_NaN();
 }
 
 // HalfTable with g_tables_mutex held.
-const void* HalfTableLocked(gelu::common::Type io, common::Formula formula, HalfTableKind which) {
+const void* HalfTableLocked(common::Type io, common::Formula formula, HalfTableKind which) {
   std::atomic<const void*>& slot = TableSlot(io, formula, which);
   if (const void* t = slot.load(std::memory_order_relaxed)) return t;
   const void* table = nullptr;
   if (which == kTableForward || which == kTableDerivative) {
     auto* d = new (std::nothrow) double[65536];
-    if (d != nullptr) HWY_DYNAMIC_DISPATCH(ValueTableKernel)(io, static_cast<int>(formula), which == kTableDerivative, d);
+    if (d != nullptr) HWY_DYNAMIC_DISPATCH(ValueTableKernel)(io, formula, which == kTableDerivative, d);
     table = d;
   } else if (which == kTableDerivativeF32) {
     const auto* d = static_cast<const double*>(HalfTableLocked(io, formula, kTableDerivative));
@@ -302,14 +304,14 @@ const void* HalfTableLocked(gelu::common::Type io, common::Formula formula, Half
 
 }  // namespace
 
-const void* HalfTable(gelu::common::Type io, common::Formula formula, HalfTableKind which) {
+const void* HalfTable(common::Type io, common::Formula formula, HalfTableKind which) {
   if (const void* t = TableSlot(io, formula, which).load(std::memory_order_acquire)) return t;
   const std::lock_guard<std::mutex> lock(g_tables_mutex);
   return HalfTableLocked(io, formula, which);
 }
 
-gelu_status RunElementwise(gelu::common::Type io, common::Formula formula, bool backward, const void* g, const void* x, void* y,
-                           size_t n) {
+gelu_status RunElementwise(common::Type io, common::Formula formula, bool backward, const void* g, const void* x,
+                           void* y, size_t n) {
   const size_t size = common::TypeSize(io);
   const auto v = validate::Elementwise(size, 1, backward, g, x, y, n);
   if (v != validate::Verdict::kRun) return validate::Status(v);

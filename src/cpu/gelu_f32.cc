@@ -14,13 +14,13 @@ HWY_BEFORE_NAMESPACE();
 namespace gelu {
 namespace HWY_NAMESPACE {
 
-void ForwardF32Kernel(const float* x, float* y, size_t n, int form) {
-  common::VisitForm(static_cast<common::Form>(form),
+void ForwardF32Kernel(const float* x, float* y, size_t n, common::Form form) {
+  common::VisitForm(form,
                     [&](auto k) HWY_ATTR { GeluF32Loop<decltype(k)::value, false>(nullptr, x, y, n); });
 }
 
-void BackwardF32Kernel(const float* g, const float* x, float* y, size_t n, int form) {
-  common::VisitForm(static_cast<common::Form>(form),
+void BackwardF32Kernel(const float* g, const float* x, float* y, size_t n, common::Form form) {
+  common::VisitForm(form,
                     [&](auto k) HWY_ATTR { GeluF32Loop<decltype(k)::value, true>(g, x, y, n); });
 }
 
@@ -36,10 +36,10 @@ HWY_EXPORT(ForwardF32Kernel);
 HWY_EXPORT(BackwardF32Kernel);
 
 namespace cpu {
-void ForwardF32(const float* x, float* y, size_t n, Form form) {
+void ForwardF32Array(const float* x, float* y, size_t n, Form form) {
   HWY_DYNAMIC_DISPATCH(ForwardF32Kernel)(x, y, n, form);
 }
-void BackwardF32(const float* grad_out, const float* x, float* grad_in, size_t n, Form form) {
+void BackwardF32Array(const float* grad_out, const float* x, float* grad_in, size_t n, Form form) {
   HWY_DYNAMIC_DISPATCH(BackwardF32Kernel)(grad_out, x, grad_in, n, form);
 }
 const char* ChosenTargetName() {

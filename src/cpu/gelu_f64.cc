@@ -54,13 +54,13 @@ void BackwardF64Loop(const double* g, const double* x, double* gi, size_t n) {
 
 }  // namespace
 
-void ForwardF64Kernel(const double* x, double* y, size_t n, int form) {
-  common::VisitForm(static_cast<common::Form>(form),
+void ForwardF64Kernel(const double* x, double* y, size_t n, common::Form form) {
+  common::VisitForm(form,
                     [&](auto k) HWY_ATTR { ForwardF64Loop<decltype(k)::value>(x, y, n); });
 }
 
-void BackwardF64Kernel(const double* grad_out, const double* x, double* grad_in, size_t n, int form) {
-  common::VisitForm(static_cast<common::Form>(form),
+void BackwardF64Kernel(const double* grad_out, const double* x, double* grad_in, size_t n, common::Form form) {
+  common::VisitForm(form,
                     [&](auto k) HWY_ATTR { BackwardF64Loop<decltype(k)::value>(grad_out, x, grad_in, n); });
 }
 
@@ -75,11 +75,11 @@ HWY_EXPORT(BackwardF64Kernel);
 
 namespace cpu {
 // The form was validated by the caller (src/cpu/dispatch.cc).
-void ForwardF64(const double* x, double* y, size_t n, Form form) {
-  HWY_DYNAMIC_DISPATCH(ForwardF64Kernel)(x, y, n, static_cast<int>(form));
+void ForwardF64Array(const double* x, double* y, size_t n, Form form) {
+  HWY_DYNAMIC_DISPATCH(ForwardF64Kernel)(x, y, n, form);
 }
-void BackwardF64(const double* grad_out, const double* x, double* grad_in, size_t n, Form form) {
-  HWY_DYNAMIC_DISPATCH(BackwardF64Kernel)(grad_out, x, grad_in, n, static_cast<int>(form));
+void BackwardF64Array(const double* grad_out, const double* x, double* grad_in, size_t n, Form form) {
+  HWY_DYNAMIC_DISPATCH(BackwardF64Kernel)(grad_out, x, grad_in, n, form);
 }
 }  // namespace cpu
 }  // namespace gelu

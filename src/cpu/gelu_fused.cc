@@ -23,14 +23,14 @@ namespace HWY_NAMESPACE {
 
 // Calls f(Io{}, k) for the storage type `io` and the form `form` (k: common::FormConstant, src/common/functions.h).
 template <class F>
-HWY_INLINE void WithIoForm(int io, int form, const F& f) {
+HWY_INLINE void WithIoForm(common::Type io, common::Form form, const F& f) {
   VisitIo(io, [&](auto io_tag) HWY_ATTR {
-    common::VisitForm(static_cast<common::Form>(form), [&](auto k) HWY_ATTR { f(io_tag, k); });
+    common::VisitForm(form, [&](auto k) HWY_ATTR { f(io_tag, k); });
   });
 }
 
-void BiasForwardKernel(int io, int form, const void* x, const void* bias, void* y, size_t cols, size_t begin,
-                       size_t end) {
+void BiasForwardKernel(common::Type io, common::Form form, const void* x, const void* bias, void* y, size_t cols,
+                       size_t begin, size_t end) {
   WithIoForm(io, form, [&](auto io_tag, auto k) HWY_ATTR {
     using Io = decltype(io_tag);
     using T = typename Io::T;
@@ -39,8 +39,8 @@ void BiasForwardKernel(int io, int form, const void* x, const void* bias, void* 
   });
 }
 
-void BiasBackwardTileKernel(int io, int form, const void* g, const void* x, const void* bias, void* gx, size_t cols,
-                            size_t r0, size_t r1, size_t c0, size_t c1, double* sums) {
+void BiasBackwardTileKernel(common::Type io, common::Form form, const void* g, const void* x, const void* bias,
+                            void* gx, size_t cols, size_t r0, size_t r1, size_t c0, size_t c1, double* sums) {
   WithIoForm(io, form, [&](auto io_tag, auto k) HWY_ATTR {
     using Io = decltype(io_tag);
     using T = typename Io::T;
@@ -50,8 +50,8 @@ void BiasBackwardTileKernel(int io, int form, const void* g, const void* x, cons
   });
 }
 
-void GegluForwardKernel(int io, int form, const void* a, size_t lda, const void* b, size_t ldb, void* y, size_t ldy,
-                        size_t cols, size_t begin, size_t end, const double* ftab) {
+void GegluForwardKernel(common::Type io, common::Form form, const void* a, size_t lda, const void* b, size_t ldb,
+                        void* y, size_t ldy, size_t cols, size_t begin, size_t end, const double* ftab) {
   WithIoForm(io, form, [&](auto io_tag, auto k) HWY_ATTR {
     using Io = decltype(io_tag);
     using T = typename Io::T;
@@ -60,9 +60,9 @@ void GegluForwardKernel(int io, int form, const void* a, size_t lda, const void*
   });
 }
 
-void GegluBackwardKernel(int io, int form, const void* g, size_t ldg, const void* a, size_t lda, const void* b,
-                         size_t ldb, void* ga, size_t ldga, void* gb, size_t ldgb, size_t cols, size_t begin,
-                         size_t end, const double* ftab, const double* dtab) {
+void GegluBackwardKernel(common::Type io, common::Form form, const void* g, size_t ldg, const void* a, size_t lda,
+                         const void* b, size_t ldb, void* ga, size_t ldga, void* gb, size_t ldgb, size_t cols,
+                         size_t begin, size_t end, const double* ftab, const double* dtab) {
   WithIoForm(io, form, [&](auto io_tag, auto k) HWY_ATTR {
     using Io = decltype(io_tag);
     using T = typename Io::T;
@@ -89,21 +89,21 @@ HWY_EXPORT(GegluBackwardKernel);
 
 namespace cpu {
 
-void BiasForward(gelu::common::Type io, common::Form form, const void* x, const void* bias, void* y, size_t cols, size_t begin,
-                 size_t end) {
+void BiasForward(common::Type io, common::Form form, const void* x, const void* bias, void* y, size_t cols,
+                 size_t begin, size_t end) {
   HWY_DYNAMIC_DISPATCH(BiasForwardKernel)(io, form, x, bias, y, cols, begin, end);
 }
-void BiasBackwardTile(gelu::common::Type io, common::Form form, const void* g, const void* x, const void* bias, void* grad_x,
+void BiasBackwardTile(common::Type io, common::Form form, const void* g, const void* x, const void* bias, void* grad_x,
                       size_t cols, size_t r0, size_t r1, size_t c0, size_t c1, double* sums) {
   HWY_DYNAMIC_DISPATCH(BiasBackwardTileKernel)(io, form, g, x, bias, grad_x, cols, r0, r1, c0, c1, sums);
 }
-void GegluForward(gelu::common::Type io, common::Form form, const void* a, size_t lda, const void* b, size_t ldb, void* y,
+void GegluForward(common::Type io, common::Form form, const void* a, size_t lda, const void* b, size_t ldb, void* y,
                   size_t ldy, size_t cols, size_t begin, size_t end, const double* ftab) {
   HWY_DYNAMIC_DISPATCH(GegluForwardKernel)(io, form, a, lda, b, ldb, y, ldy, cols, begin, end, ftab);
 }
-void GegluBackward(gelu::common::Type io, common::Form form, const void* g, size_t ldg, const void* a, size_t lda, const void* b,
-                   size_t ldb, void* grad_a, size_t ldga, void* grad_b, size_t ldgb, size_t cols, size_t begin,
-                   size_t end, const double* ftab, const double* dtab) {
+void GegluBackward(common::Type io, common::Form form, const void* g, size_t ldg, const void* a, size_t lda,
+                   const void* b, size_t ldb, void* grad_a, size_t ldga, void* grad_b, size_t ldgb, size_t cols,
+                   size_t begin, size_t end, const double* ftab, const double* dtab) {
   HWY_DYNAMIC_DISPATCH(GegluBackwardKernel)(io, form, g, ldg, a, lda, b, ldb, grad_a, ldga, grad_b, ldgb, cols,
                                             begin, end, ftab, dtab);
 }
@@ -117,7 +117,7 @@ using gelu::common::Type;
 namespace validate = gelu::validate;
 
 // Rounds a double once to the storage type and stores it at p[i].
-void StoreRounded(gelu::common::Type io, void* p, size_t i, double v) {
+void StoreRounded(Type io, void* p, size_t i, double v) {
   switch (io) {
     case gelu::common::kF32: static_cast<float*>(p)[i] = static_cast<float>(v); return;
     case gelu::common::kBf16: static_cast<uint16_t*>(p)[i] = gelu::common::DoubleToBf16(v); return;
@@ -128,11 +128,11 @@ void StoreRounded(gelu::common::Type io, void* p, size_t i, double v) {
 }
 
 // f and f' in double per half encoding (null for float32, or if no memory: the kernels then compute them).
-const double* ForwardTable(gelu::common::Type io, gelu::common::Form form) {
+const double* ForwardTable(Type io, gelu::common::Form form) {
   return io == gelu::common::kF32 ? nullptr
                                  : static_cast<const double*>(gelu::cpu::HalfTable(io, gelu::common::FormulaOf(form), gelu::cpu::kTableForward));
 }
-const double* DerivativeTable(gelu::common::Type io, gelu::common::Form form) {
+const double* DerivativeTable(Type io, gelu::common::Form form) {
   return io == gelu::common::kF32
              ? nullptr
              : static_cast<const double*>(gelu::cpu::HalfTable(io, gelu::common::FormulaOf(form), gelu::cpu::kTableDerivative));
@@ -141,7 +141,7 @@ const double* DerivativeTable(gelu::common::Type io, gelu::common::Form form) {
 const unsigned char* Bytes(const void* p) { return static_cast<const unsigned char*>(p); }
 unsigned char* Bytes(void* p) { return static_cast<unsigned char*>(p); }
 
-gelu_status BiasForward(gelu::common::Type io, const void* x, const void* bias, void* y, size_t rows, size_t cols,
+gelu_status BiasForward(Type io, const void* x, const void* bias, void* y, size_t rows, size_t cols,
                         gelu_approximate a) {
   if (!validate::ValidForm(a)) return GELU_INVALID_ARGUMENT;
   const auto form = static_cast<gelu::common::Form>(a);
@@ -162,7 +162,7 @@ gelu_status BiasForward(gelu::common::Type io, const void* x, const void* bias, 
 constexpr size_t kMaxRowBlocks = 64;
 constexpr size_t kColumnTile = 256;
 
-gelu_status BiasBackward(gelu::common::Type io, const void* g, const void* x, const void* bias, void* gx, void* gbias, size_t rows,
+gelu_status BiasBackward(Type io, const void* g, const void* x, const void* bias, void* gx, void* gbias, size_t rows,
                          size_t cols, gelu_approximate a) {
   if (!validate::ValidForm(a)) return GELU_INVALID_ARGUMENT;
   const auto form = static_cast<gelu::common::Form>(a);
@@ -227,7 +227,7 @@ gelu_status BiasBackward(gelu::common::Type io, const void* g, const void* x, co
   return GELU_OK;
 }
 
-gelu_status GegluForward(gelu::common::Type io, const void* a, const void* b, void* y, size_t n, gelu_approximate approx) {
+gelu_status GegluForward(Type io, const void* a, const void* b, void* y, size_t n, gelu_approximate approx) {
   if (!validate::ValidForm(approx)) return GELU_INVALID_ARGUMENT;
   const auto form = static_cast<gelu::common::Form>(approx);
   const auto v = validate::GegluForward(gelu::common::TypeSize(io), 1, a, b, y, n);
@@ -239,7 +239,7 @@ gelu_status GegluForward(gelu::common::Type io, const void* a, const void* b, vo
   return GELU_OK;
 }
 
-gelu_status GegluBackward(gelu::common::Type io, const void* g, const void* a, const void* b, void* ga, void* gb, size_t n,
+gelu_status GegluBackward(Type io, const void* g, const void* a, const void* b, void* ga, void* gb, size_t n,
                           gelu_approximate approx) {
   if (!validate::ValidForm(approx)) return GELU_INVALID_ARGUMENT;
   const auto form = static_cast<gelu::common::Form>(approx);
@@ -253,7 +253,7 @@ gelu_status GegluBackward(gelu::common::Type io, const void* g, const void* a, c
   return GELU_OK;
 }
 
-gelu_status GegluRowsForward(gelu::common::Type io, const void* x, void* y, size_t rows, size_t cols, gelu_approximate approx) {
+gelu_status GegluRowsForward(Type io, const void* x, void* y, size_t rows, size_t cols, gelu_approximate approx) {
   if (!validate::ValidForm(approx)) return GELU_INVALID_ARGUMENT;
   const auto form = static_cast<gelu::common::Form>(approx);
   const size_t size = gelu::common::TypeSize(io);
@@ -268,7 +268,7 @@ gelu_status GegluRowsForward(gelu::common::Type io, const void* x, void* y, size
   return GELU_OK;
 }
 
-gelu_status GegluRowsBackward(gelu::common::Type io, const void* g, const void* x, void* gx, size_t rows, size_t cols,
+gelu_status GegluRowsBackward(Type io, const void* g, const void* x, void* gx, size_t rows, size_t cols,
                               gelu_approximate approx) {
   if (!validate::ValidForm(approx)) return GELU_INVALID_ARGUMENT;
   const auto form = static_cast<gelu::common::Form>(approx);

@@ -17,12 +17,13 @@ using common::kNone;
 using common::kTanh;
 using common::kSigmoid;
 
+// The array functions (the scalar, element ones are common::ForwardF32 / BackwardF32, src/common/gelu_f32_math.h).
 // y[i] = f(x[i]); x == y allowed.
-void ForwardF32(const float* x, float* y, size_t n, Form form);
+void ForwardF32Array(const float* x, float* y, size_t n, Form form);
 // grad_in[i] = grad_out[i] * f'(x[i]); grad_in may equal grad_out or x.
-void BackwardF32(const float* grad_out, const float* x, float* grad_in, size_t n, Form form);
-void ForwardF64(const double* x, double* y, size_t n, Form form);
-void BackwardF64(const double* grad_out, const double* x, double* grad_in, size_t n, Form form);
+void BackwardF32Array(const float* grad_out, const float* x, float* grad_in, size_t n, Form form);
+void ForwardF64Array(const double* x, double* y, size_t n, Form form);
+void BackwardF64Array(const double* grad_out, const double* x, double* grad_in, size_t n, Form form);
 
 // Name of the target HWY_DYNAMIC_DISPATCH picks now, e.g. "AVX2".
 const char* ChosenTargetName();

@@ -3,8 +3,9 @@
 // formula (the three forms and the variants gelu_fast, gelu_10): elementwise (src/cpu/elementwise_storage.cc),
 // bias + GELU and GEGLU (src/cpu/gelu_fused.cc), the bf16/fp16 lookup tables, and the variants' constants. Their
 // per-target loops: src/cpu/storage_types-inl.h (the storage types), src/cpu/storage_paths-inl.h (the float and
-// double paths), src/cpu/storage_elementwise-inl.h and src/cpu/storage_fused-inl.h. Each kernel call is single-threaded and dispatched
-// (HWY_DYNAMIC_DISPATCH); the Run* functions validate (src/common/validate.h) and split over threads.
+// double paths), src/cpu/storage_elementwise-inl.h and src/cpu/storage_fused-inl.h. Each kernel call is
+// single-threaded and dispatched (HWY_DYNAMIC_DISPATCH); the Run* functions validate (src/common/validate.h) and
+// split over threads.
 // Not installed; not part of the ABI.
 #ifndef GELU_SRC_CPU_STORAGE_KERNELS_H_
 #define GELU_SRC_CPU_STORAGE_KERNELS_H_
@@ -39,22 +40,23 @@ inline constexpr double kGelu10Max = 10.0;
 // the three forms and the two variant formulas gelu_fast and gelu_10 (constants above); the fused kernels (bias +
 // GELU, GEGLU) take a common::Form, the three forms only. Pointers are to elements of the storage type.
 // y = f(x) (backward false) or y = g * f'(x); in place allowed.
-void Elementwise(gelu::common::Type io, common::Formula formula, bool backward, const void* g, const void* x, void* y, size_t n);
+void Elementwise(common::Type io, common::Formula formula, bool backward, const void* g, const void* x, void* y,
+                 size_t n);
 // y[r][c] = f(fl32(x[r][c] + bias[c])) over the flat index range [begin, end) of a rows x cols matrix.
-void BiasForward(gelu::common::Type io, common::Form form, const void* x, const void* bias, void* y, size_t cols, size_t begin,
-                 size_t end);
+void BiasForward(common::Type io, common::Form form, const void* x, const void* bias, void* y, size_t cols,
+                 size_t begin, size_t end);
 // grad_x[r][c] = g[r][c] f'(fl32(x[r][c] + bias[c])) for rows [r0, r1), columns [c0, c1); sums[c - c0] = the
 // sum over those rows, in row order, of the unrounded products (double).
-void BiasBackwardTile(gelu::common::Type io, common::Form form, const void* g, const void* x, const void* bias, void* grad_x,
+void BiasBackwardTile(common::Type io, common::Form form, const void* g, const void* x, const void* bias, void* grad_x,
                       size_t cols, size_t r0, size_t r1, size_t c0, size_t c1, double* sums);
 // y[r][c] = f(a[r][c]) * b[r][c] over the flat range [begin, end) of rows x cols; ld* are row strides. Half types:
 // ftab, dtab (may be null) are HalfTable(io, form, kTableForward / kTableDerivative), used instead of computing.
-void GegluForward(gelu::common::Type io, common::Form form, const void* a, size_t lda, const void* b, size_t ldb, void* y,
+void GegluForward(common::Type io, common::Form form, const void* a, size_t lda, const void* b, size_t ldb, void* y,
                   size_t ldy, size_t cols, size_t begin, size_t end, const double* ftab);
 // grad_a = g * b * f'(a), grad_b = g * f(a).
-void GegluBackward(gelu::common::Type io, common::Form form, const void* g, size_t ldg, const void* a, size_t lda, const void* b,
-                   size_t ldb, void* grad_a, size_t ldga, void* grad_b, size_t ldgb, size_t cols, size_t begin,
-                   size_t end, const double* ftab, const double* dtab);
+void GegluBackward(common::Type io, common::Form form, const void* g, size_t ldg, const void* a, size_t lda,
+                   const void* b, size_t ldb, void* grad_a, size_t ldga, void* grad_b, size_t ldgb, size_t cols,
+                   size_t begin, size_t end, const double* ftab, const double* dtab);
 
 // Per-input tables of a half type (src/cpu/elementwise_storage.cc): f rounded to the type (uint16_t, 65,536 entries
 // and one of slack: kRoundedTableEntries), f or f' in double before any multiplication and rounding
@@ -65,11 +67,12 @@ enum HalfTableKind : int { kTableRounded = 0, kTableForward = 1, kTableDerivativ
 inline constexpr int kNumHalfTables = 4;
 // The rounded table's length: the AVX-512 lookup reads 32-bit words at byte offset 2 h, the last at 2 * 65,535.
 inline constexpr size_t kRoundedTableEntries = 65536 + 1;
-const void* HalfTable(gelu::common::Type io, common::Formula formula, HalfTableKind which);
+const void* HalfTable(common::Type io, common::Formula formula, HalfTableKind which);
 
 // ---- Validated, threaded drivers (C API semantics: GELU_INVALID_ARGUMENT writes nothing).
 // Elementwise over n elements, checked by validate::Elementwise (src/common/validate.h); `form` is trusted.
-gelu_status RunElementwise(gelu::common::Type io, common::Formula formula, bool backward, const void* g, const void* x, void* y, size_t n);
+gelu_status RunElementwise(common::Type io, common::Formula formula, bool backward, const void* g, const void* x,
+                           void* y, size_t n);
 
 }  // namespace gelu::cpu
 

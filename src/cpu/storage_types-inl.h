@@ -227,26 +227,26 @@ struct IoF16 {
 // No default: -Werror=switch refuses a storage type without its case. float64 has no storage loops (its kernels
 // are src/cpu/gelu_f64.cc): a caller that passes it stops here.
 template <class F>
-HWY_INLINE void VisitIo(int io, const F& f) {
-  switch (static_cast<common::Type>(io)) {
+HWY_INLINE void VisitIo(common::Type io, const F& f) {
+  switch (io) {
     case common::kF32: return f(IoF32{});
     case common::kBf16: return f(IoBf16{});
     case common::kF16: return f(IoF16{});
     case common::kF64: break;
   }
-  HWY_ABORT("VisitIo: storage type %d has no storage loops", io);
+  HWY_ABORT("VisitIo: storage type %d has no storage loops", static_cast<int>(io));
 }
 // The half types only (their lookup tables): io is common::kBf16 or common::kF16; float32 and float64 have no
 // table, and a caller that passes one stops here rather than running another type's loop.
 template <class F>
-HWY_INLINE void VisitHalfIo(int io, const F& f) {
-  switch (static_cast<common::Type>(io)) {
+HWY_INLINE void VisitHalfIo(common::Type io, const F& f) {
+  switch (io) {
     case common::kBf16: return f(IoBf16{});
     case common::kF16: return f(IoF16{});
     case common::kF32:
     case common::kF64: break;
   }
-  HWY_ABORT("VisitHalfIo: storage type %d is not a 16-bit type", io);
+  HWY_ABORT("VisitHalfIo: storage type %d is not a 16-bit type", static_cast<int>(io));
 }
 
 // Loads Lanes(dd) elements as double lanes (exact).
