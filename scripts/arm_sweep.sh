@@ -27,7 +27,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-all_functions=fwd-none,fwd-tanh,fwd-sigmoid,bwd-none,bwd-tanh,bwd-sigmoid  # the table's order too
+# Every form forward, then backward (the table's order too), from the function table (bench/function_table.py).
+all_functions=$(python3 -c 'import sys; sys.path.insert(0, "bench"); import function_table as t
+print(",".join(f"{d}-{f}" for d in ("fwd", "bwd") for f in t.FORMS))')
 functions=$all_functions
 chunks=0-255
 grad_out=one
