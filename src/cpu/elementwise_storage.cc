@@ -176,37 +176,20 @@ void LookupBackwardKernel(common::Type io, const float* ftable, const double* dt
   VisitHalfIo(io, [&](auto io_tag) HWY_ATTR { LookupBackwardFloatIo<decltype(io_tag)>(ftable, dtable, g, x, y, n); });
 }
 
-// y[i] = table[x[i]], the rounded table of a half type (gelu_forward_bf16 / _f16). AVX-512: a gather of 16 32-bit
-// words at byte offsets 2 x[i], whose low halves are the entries (the table has an entry of slack past 65,535:
-// kRoundedTableEntries), narrowed by vpmovdw. Elsewhere four lookups, then their four stores: a store before the
-// next element's load made the plain loop stall where y and x lie a multiple of 4 KiB apart (as two arrays of
-// 64 Ki elements from malloc do), at half the rate. AVX2's vpgatherdd of 8 was no faster than the scalar loop
-// (docs/EXPERIMENTS.md, "16-bit lookups").
-HWY_NOINLINE void LookupForwardKernel(const uint16_t* table, const uint16_t* x, uint16_t* y, size_t n) {
-  size_t i = 0;
-#if HWY_ARCH_X86 && HWY_TARGET <= HWY_AVX3
-  for (; i + 16 <= n; i += 16) {
-    const __m512i offsets = _mm512_cvtepu16_epi32(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(x + i)));
-    const __m512i words = _mm512_i32gather_epi32(offsets, table, 2);
-    _mm256_storeu_si256(reinterpret_cast<__m256i*>(y + i), _mm512_cvtepi32_epi16(words));
-  }
-#endif
-  for (; i + 4 <= n; i += 4) {
-    const uint16_t a = table[x[i]], b = table[x[i + 1]], c = table[x[i + 2]], d = table[x[i + 3]];
-    y[i] = a;
-    y[i + 1] = b;
-    y[i + 2] = c;
-    y[i + 3] = d;
-  }
-  for (; i < n; ++i) y[i] = table[x[i]];
+// y[i] = table[x[i]] (LookupForwardLoop, src/cpu/storage_elementwise-inl.h).
+HWY_NOINLINE void LookupForwardKernel(const uint16_t* table, const uint16_t* x, uint16_t* y, size_t n, bool gather) {
+  LookupForwardLoop(table, x, y, n, gather);
 }
+bool LookupForwardCanGather() { return kLookupForwardCanGather; }
 
 }  // namespace HWY_NAMESPACE
 }  // namespace gelu
 HWY_AFTER_NAMESPACE();
 
 #if HWY_ONCE
+#include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <cmath>
 #include <limits>
 #include <memory>
@@ -221,6 +204,7 @@ HWY_EXPORT(ElementwiseKernel);
 HWY_EXPORT(ValueTableKernel);
 HWY_EXPORT(LookupBackwardKernel);
 HWY_EXPORT(LookupForwardKernel);
+HWY_EXPORT(LookupForwardCanGather);
 
 namespace cpu {
 
@@ -310,6 +294,44 @@ const void* HalfTable(common::Type io, common::Formula formula, HalfTableKind wh
   return HalfTableLocked(io, formula, which);
 }
 
+void LookupForward(const uint16_t* table, const uint16_t* x, uint16_t* y, size_t n, bool gather) {
+  HWY_DYNAMIC_DISPATCH(LookupForwardKernel)(table, x, y, n, gather);
+}
+
+bool ForwardLookupGathers(const uint16_t* table) {
+  // Per target: 0 not timed yet, 1 the four lookups, 2 the gather. Threads that time it at once may choose
+  // differently; either way gives the same bits.
+  static std::atomic<int> choice[kMaxTargets];
+  std::atomic<int>& slot = choice[CurrentTargetIndex()];
+  if (const int known = slot.load(std::memory_order_relaxed)) return known == 2;
+  bool gather = false;
+  if (HWY_DYNAMIC_DISPATCH(LookupForwardCanGather)()) {
+    // 16 Ki inputs spread over the encodings of |v| in about [2^-31, 8) of both signs in bf16 (a band that real
+    // activations' lookups stay in), five runs of each way alternated, the faster best run wins: ~50 us once.
+    constexpr size_t kInputs = 16384;
+    const std::unique_ptr<uint16_t[]> x(new (std::nothrow) uint16_t[2 * kInputs]);
+    if (x) {
+      uint32_t state = 0x9e3779b9u;
+      for (size_t i = 0; i < kInputs; ++i) {
+        state = state * 1664525u + 1013904223u;
+        x[i] = static_cast<uint16_t>(0x3000u + (state >> 8) % 0x1100u) | static_cast<uint16_t>((state >> 31) << 15);
+      }
+      uint16_t* y = x.get() + kInputs;
+      double best[2] = {1e30, 1e30};
+      for (int run = 0; run < 10; ++run) {
+        const int way = run % 2;
+        const auto start = std::chrono::steady_clock::now();
+        LookupForward(table, x.get(), y, kInputs, way == 1);
+        const std::chrono::duration<double> took = std::chrono::steady_clock::now() - start;
+        best[way] = std::min(best[way], took.count());
+      }
+      gather = best[1] < best[0];
+    }
+  }
+  slot.store(gather ? 2 : 1, std::memory_order_relaxed);
+  return gather;
+}
+
 gelu_status RunElementwise(common::Type io, common::Formula formula, bool backward, const void* g, const void* x,
                            void* y, size_t n) {
   const size_t size = common::TypeSize(io);
@@ -330,8 +352,9 @@ gelu_status RunElementwise(common::Type io, common::Formula formula, bool backwa
         return GELU_OK;
       }
     } else if (const auto* t = static_cast<const uint16_t*>(HalfTable(io, formula, kTableRounded))) {
+      const bool gather = ForwardLookupGathers(t);
       gelu::parallel::ParallelFor(n, [&](size_t begin, size_t end) {
-        HWY_DYNAMIC_DISPATCH(LookupForwardKernel)(t, xh + begin, yh + begin, end - begin);
+        LookupForward(t, xh + begin, yh + begin, end - begin, gather);
       });
       return GELU_OK;
     }

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // The elementwise loops over a storage type: y = f(x) or y = g * f'(x), by the float path or the double path
-// (src/cpu/storage_paths-inl.h). Included once per target by src/cpu/elementwise_storage.cc (foreach_target.h),
-// whose lookup tables for the 16-bit types are built from them; entry points in src/cpu/storage_kernels.h.
+// (src/cpu/storage_paths-inl.h), and the 16-bit forward's lookup in its rounded table. Included once per target by
+// src/cpu/elementwise_storage.cc (foreach_target.h), whose lookup tables for the 16-bit types are built from them,
+// and by tests/half/half_round_test.cc; entry points in src/cpu/storage_kernels.h.
 
 // Toggle guard, as Highway's skeleton-inl.h: this part is re-included once per target.
 #if defined(GELU_SRC_CPU_STORAGE_ELEMENTWISE_INL_H_) == defined(HWY_TARGET_TOGGLE)
@@ -62,6 +63,39 @@ HWY_NOINLINE void ElementwiseLoop(const typename Io::T* g, const typename Io::T*
     }
   }
 }
+
+// y[i] = table[x[i]], the rounded table of a half type (gelu_forward_bf16 / _f16; built and used by
+// src/cpu/elementwise_storage.cc). Four lookups, then their four
+// stores: a store before the next element's load made the plain loop stall where y and x lie a multiple of 4 KiB
+// apart (as two arrays of 64 Ki elements from malloc do), at half the rate. With `gather` on AVX-512: a gather of
+// 16 32-bit words at byte offsets 2 x[i], whose low halves are the entries (the table has an entry of slack past
+// 65,535: kRoundedTableEntries), narrowed by vpmovdw; faster than the four lookups on some CPUs, slower on others
+// (cpu::ForwardLookupGathers times both). The same bits either way. AVX2's vpgatherdd of 8 was no faster than the
+// scalar loop (docs/EXPERIMENTS.md, "16-bit lookups").
+HWY_INLINE void LookupForwardLoop(const uint16_t* table, const uint16_t* x, uint16_t* y, size_t n, bool gather) {
+  size_t i = 0;
+#if HWY_ARCH_X86 && HWY_TARGET <= HWY_AVX3
+  if (gather) {
+    for (; i + 16 <= n; i += 16) {
+      const __m512i offsets = _mm512_cvtepu16_epi32(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(x + i)));
+      const __m512i words = _mm512_i32gather_epi32(offsets, table, 2);
+      _mm256_storeu_si256(reinterpret_cast<__m256i*>(y + i), _mm512_cvtepi32_epi16(words));
+    }
+  }
+#else
+  (void)gather;
+#endif
+  for (; i + 4 <= n; i += 4) {
+    const uint16_t a = table[x[i]], b = table[x[i + 1]], c = table[x[i + 2]], d = table[x[i + 3]];
+    y[i] = a;
+    y[i + 1] = b;
+    y[i + 2] = c;
+    y[i + 3] = d;
+  }
+  for (; i < n; ++i) y[i] = table[x[i]];
+}
+// Whether LookupForwardLoop has a gather to choose on this target.
+inline constexpr bool kLookupForwardCanGather = HWY_ARCH_X86 && HWY_TARGET <= HWY_AVX3;
 
 }  // namespace HWY_NAMESPACE
 }  // namespace gelu

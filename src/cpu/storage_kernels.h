@@ -68,6 +68,12 @@ inline constexpr int kNumHalfTables = 4;
 // The rounded table's length: the AVX-512 lookup reads 32-bit words at byte offset 2 h, the last at 2 * 65,535.
 inline constexpr size_t kRoundedTableEntries = 65536 + 1;
 const void* HalfTable(common::Type io, common::Formula formula, HalfTableKind which);
+// y[i] = table[x[i]] for a rounded table (kTableRounded): four scalar lookups at a time, or with `gather` AVX-512's
+// gather of 16 where the target has one; the same bits either way.
+void LookupForward(const uint16_t* table, const uint16_t* x, uint16_t* y, size_t n, bool gather);
+// Which of LookupForward's two ways is faster on this CPU and target: timed once per target on `table` (a rounded
+// table), then remembered. The gather wins on some CPUs (Intel SPR), the four lookups on others (AMD Zen 4).
+bool ForwardLookupGathers(const uint16_t* table);
 
 // ---- Validated, threaded drivers (C API semantics: GELU_INVALID_ARGUMENT writes nothing).
 // Elementwise over n elements, checked by validate::Elementwise (src/common/validate.h); `form` is trusted.

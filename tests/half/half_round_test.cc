@@ -264,6 +264,42 @@ void TestFloatPathAllInputs() {
   }
 }
 
+// The 16-bit forward's lookup (LookupForwardLoop) both ways, the four scalar lookups and, where the target has it,
+// AVX-512's gather: y[i] = table[x[i]] for every encoding (in a shuffled order, so that neighbours differ), the
+// table's last entry included, at every length up to 40 and every start offset up to 7 (the gather's vectors and
+// the scalar tails).
+void TestForwardLookupBothWays() {
+  std::mt19937 rng(9);
+  std::vector<uint16_t> table(cpu::kRoundedTableEntries);
+  for (auto& t : table) t = static_cast<uint16_t>(rng());
+  std::vector<uint16_t> x(65536 + 8), y(x.size());
+  for (uint32_t i = 0; i < 65536; ++i) x[i] = static_cast<uint16_t>(i);
+  std::shuffle(x.begin(), x.begin() + 65536, rng);
+  for (const bool gather : {false, true}) {
+    std::fill(y.begin(), y.end(), uint16_t{0});
+    LookupForwardLoop(table.data(), x.data(), y.data(), 65536, gather);
+    size_t bad = 0;
+    for (size_t i = 0; i < 65536; ++i) {
+      if (y[i] != table[x[i]] && ++bad <= 5) {
+        ADD_FAILURE() << (gather ? "gather" : "scalar") << " x=0x" << std::hex << x[i] << " got 0x" << y[i]
+                      << " table 0x" << table[x[i]];
+      }
+    }
+    EXPECT_EQ(bad, 0u) << (gather ? "gather" : "scalar") << " on " << hwy::TargetName(HWY_TARGET);
+    for (size_t offset = 0; offset < 8; ++offset) {
+      for (size_t n = 0; n <= 40; ++n) {
+        std::fill(y.begin(), y.end(), uint16_t{0xdead});
+        LookupForwardLoop(table.data(), x.data() + offset, y.data() + offset, n, gather);
+        for (size_t i = 0; i < y.size(); ++i) {
+          const bool inside = i >= offset && i < offset + n;
+          ASSERT_EQ(y[i], inside ? table[x[i]] : uint16_t{0xdead})
+              << (gather ? "gather" : "scalar") << " offset " << offset << " n " << n << " at " << i;
+        }
+      }
+    }
+  }
+}
+
 }  // namespace HWY_NAMESPACE
 }  // namespace gelu
 HWY_AFTER_NAMESPACE();
@@ -275,6 +311,7 @@ HWY_EXPORT_AND_TEST_P(HalfVectorConvertTest, TestVectorStoreBoundaries);
 HWY_EXPORT_AND_TEST_P(HalfVectorConvertTest, TestVectorLoadAll);
 HWY_EXPORT_AND_TEST_P(HalfVectorConvertTest, TestFloatStoreBoundaries);
 HWY_EXPORT_AND_TEST_P(HalfVectorConvertTest, TestFloatPathAllInputs);
+HWY_EXPORT_AND_TEST_P(HalfVectorConvertTest, TestForwardLookupBothWays);
 
 namespace test {
 namespace {
