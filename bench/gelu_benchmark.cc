@@ -35,6 +35,7 @@
 #include <random>
 #include <string>
 #include <thread>
+#include <type_traits>
 #include <unordered_map>
 #include <utility>
 #include <vector>
@@ -67,7 +68,7 @@ const char* OpName(Op op) { return op == Op::kForward ? "fwd" : "bwd"; }
 const char* FormName(gelu_approximate a) { return gelu::common::kFormNames[a]; }
 template <typename T>
 const char* TypeName() {
-  return sizeof(T) == 4 ? "f32" : "f64";
+  return gelu::common::TypeSuffix(std::is_same_v<T, float> ? gelu::common::kF32 : gelu::common::kF64);
 }
 
 // "All threads" is what gelu_set_num_threads(0) means: every hardware thread.
@@ -365,7 +366,7 @@ void RegisterTargets() {
                                           });
     for (const size_t n : kSizes) b->Arg(static_cast<int64_t>(n));
     Finish(b, Threads::kOne);
-    constexpr const auto& kForms = gelu::common::kApproximations;  // src/common/functions.h
+    using gelu::common::kForms;  // src/common/functions.h
     // The per-function matrix only for the wide targets the speed targets name (AVX-512 and AVX2).
     if (target != HWY_AVX3 && target != HWY_AVX3_DL && target != HWY_AVX2) continue;
     for (const auto& [impl, lib] : {std::pair<const char*, const Library*>{"gelu", &Ours()}, {"baseline", Baseline()}}) {

@@ -35,9 +35,6 @@ inline const char* OpName(Op op) {
   }
   return "?";
 }
-inline const char* TypeName(common::Type t) {
-  return t == common::kF32 ? "f32" : t == common::kF64 ? "f64" : t == common::kBf16 ? "bf16" : "f16";
-}
 
 // One call of one C entry point: op, type, direction, and the form (gelu_approximate) or variant (gelu_variant).
 struct Case {
@@ -48,7 +45,7 @@ struct Case {
   std::string Name() const {
     const std::string w = op == Op::kVariant ? gelu_variant_name(static_cast<gelu_variant>(which))
                                              : common::kFormNames[which];
-    return std::string(OpName(op)) + (backward ? " backward " : " forward ") + TypeName(type) + " " + w;
+    return std::string(OpName(op)) + (backward ? " backward " : " forward ") + common::TypeSuffix(type) + " " + w;
   }
 };
 

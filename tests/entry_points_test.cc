@@ -42,7 +42,7 @@ TEST(EntryPoints, EachFormReachesItsOwnCode) {
         if (!exists) continue;  // float64 has no fused operations
         for (int f = 0; f < common::kNumForms; ++f) {
           for (int h = f + 1; h < common::kNumForms; ++h) {
-            EXPECT_NE(outputs[f], outputs[h]) << OpName(op) << " " << TypeName(t) << (backward ? " backward " : " forward ")
+            EXPECT_NE(outputs[f], outputs[h]) << OpName(op) << " " << common::TypeSuffix(t) << (backward ? " backward " : " forward ")
                                               << common::kFormNames[f] << " and " << common::kFormNames[h]
                                               << " gave the same output";
           }

@@ -300,7 +300,7 @@ TEST(GeluExhaustiveTest, F32AllInputsAllFunctionsAllTargets) {
           }
           for (uint32_t i = 0; i < kChunk; ++i) {
             gelu::reference::ValueAndDerivative ref[gelu::common::kNumForms];
-            for (int form = 0; form < gelu::common::kNumForms; ++form) {
+            for (const gelu::common::Form form : gelu::common::kForms) {
               ref[form] = gelu::reference::ForwardAndDerivative(x[i], static_cast<gelu::reference::Form>(form));
             }
             for (size_t f = 0; f < kNumFunctions; ++f) {
@@ -374,7 +374,7 @@ TEST(GeluExhaustiveTest, F32AllInputsAllFunctionsAllTargets) {
 // float from there to kTailTMax<Function> is checked through the shared scalar TailF32 (the vector targets compute the
 // same bits); beyond kTailTMax TailF32 uses kTailTMax's tables and E, so a few points stand for the rest. Backward:
 // grad_out = 1 and 0x1.fffffep0 (the largest significand) bound |f'(-t)| by 2^-25 and so cover every grad_out.
-template <int kForm, bool kDerivative>
+template <gelu::common::Form kForm, bool kDerivative>
 void CheckTailIdentity(float from, float tmax) {
   const gelu::common::ScalarOps o;
   const auto check_range = [&](uint32_t begin, uint32_t end, uint64_t* bad, float* first_bad) {
@@ -414,12 +414,14 @@ void CheckTailIdentity(float from, float tmax) {
 
 TEST(GeluExhaustiveTest, TailIdentityLanesMatchTheTail) {
   namespace c = gelu::common;
-  CheckTailIdentity<0, false>(c::kTailIdentityFromExactForward, c::kTailTMaxExactForward);
-  CheckTailIdentity<1, false>(c::kTailIdentityFromTanhForward, c::kTailTMaxTanhForward);
-  CheckTailIdentity<2, false>(c::kTailIdentityFromSigmoidForward, c::kTailTMaxSigmoidForward);
-  CheckTailIdentity<0, true>(c::kTailIdentityFromExactDerivative, c::kTailTMaxExactDerivative);
-  CheckTailIdentity<1, true>(c::kTailIdentityFromTanhDerivative, c::kTailTMaxTanhDerivative);
-  CheckTailIdentity<2, true>(c::kTailIdentityFromSigmoidDerivative, c::kTailTMaxSigmoidDerivative);
+  for (const c::Form form : c::kForms) {
+    c::VisitForm(form, [](auto k) {
+      constexpr c::Form kForm = decltype(k)::value;
+      using Form = c::F32Form<kForm>;
+      CheckTailIdentity<kForm, false>(Form::TailIdentityFrom(false), Form::TailTMax(false));
+      CheckTailIdentity<kForm, true>(Form::TailIdentityFrom(true), Form::TailTMax(true));
+    });
+  }
 }
 
 }  // namespace

@@ -28,7 +28,7 @@ namespace {
 
 using gelu::reference::Form;
 
-constexpr const auto& kForms = gelu::common::kApproximations;  // src/common/functions.h
+using gelu::common::kForms;  // src/common/functions.h
 
 float Forward(float x, gelu_approximate a) {
   float y;

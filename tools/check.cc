@@ -70,7 +70,7 @@ check::Inputs ChooseInputs(const CheckOptions& o, const check::Spec& s) {
     in.values = check::AllHalfInputs(s.type);
     in.bits16.resize(65536);
     for (uint32_t b = 0; b < 65536; ++b) in.bits16[b] = static_cast<uint16_t>(b);
-    in.description = fmt::format("all 65,536 {} values", check::TypeName(s.type));
+    in.description = fmt::format("all 65,536 {} values", gelu_dtype_name(s.type));
   } else if (o.exhaustive) {
     in.bit_range = o.range.empty() ? std::pair<uint64_t, uint64_t>{0, 0xffffffffu} : ParseRange(o.range);
     in.description = o.range.empty() ? "exhaustive: all 2^32 float32 values"
@@ -144,7 +144,7 @@ Pairs ReadPairs(const CheckOptions& o) {
     for (size_t i = 0; i < v.size(); ++i) {
       if (!check::IsRepresentable(p.type, v[i])) {
         throw Failure(fmt::format("'{}' holds {} at index {}, which is not a {} value", name, v[i], i,
-                                  check::TypeName(p.type)));
+                                  gelu_dtype_name(p.type)));
       }
     }
     return v;

@@ -27,7 +27,6 @@
 namespace gelu::check {
 
 using Type = common::Type;          // gelu.h's gelu_dtype (src/common/functions.h)
-const char* TypeName(Type t);       // "float32", "bfloat16", "float16", "float64": gelu_dtype_name's
 Type ParseType(const std::string&);  // throws std::invalid_argument with the choices
 // Whether this build judges float64 (it needs MPFR, found at configure time); ParseType refuses float64 otherwise.
 bool HasFloat64();

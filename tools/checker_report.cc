@@ -103,7 +103,7 @@ std::string FormatFindings(const Findings& f, ReportFormat format) {
                    f.coverage, cli::Duration(f.seconds));
   s += fmt::format("Error in ULP of {} (in the near-root window of a derivative: |error| / 2^-{}); "
                    "NaN, inf or zero-sign mismatch = inf.\n\n",
-                   TypeName(f.spec.type), info.precision);
+                   gelu_dtype_name(f.spec.type), info.precision);
   s += row({"against", "max error and where"}, {24});
   s += rule(2);
   s += row({"the form's formula", PlaceText(f.own.worst, f.spec.type)}, {24});

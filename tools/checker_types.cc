@@ -11,7 +11,6 @@
 
 namespace gelu::check {
 
-const char* TypeName(Type t) { return common::kTypeNames[static_cast<int>(t)]; }
 bool HasFloat64() {
 #if defined(GELU_CHECK_HAVE_MPFR)
   return true;
@@ -21,7 +20,7 @@ bool HasFloat64() {
 }
 Type ParseType(const std::string& s) {
   for (Type t : {common::kF32, common::kBf16, common::kF16, common::kF64}) {
-    if (s != TypeName(t)) continue;
+    if (s != gelu_dtype_name(t)) continue;
     if (t == common::kF64 && !HasFloat64()) throw std::invalid_argument(kNoFloat64);
     return t;
   }
@@ -43,7 +42,7 @@ bool IsRepresentable(Type t, float v) { return std::isnan(v) || SameResult(Round
 uint16_t ToBits(Type t, float v) { return t == common::kBf16 ? common::DoubleToBf16(v) : common::DoubleToF16(v); }
 
 std::string Describe(const Spec& s) {
-  return fmt::format("{} {} {}", s.backward ? "backward" : "forward", to_string(s.form), TypeName(s.type));
+  return fmt::format("{} {} {}", s.backward ? "backward" : "forward", to_string(s.form), gelu_dtype_name(s.type));
 }
 
 std::string Hex(double v) { return fmt::format("{:a}", v); }

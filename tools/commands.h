@@ -42,6 +42,7 @@ struct EvalOptions {
   std::string dtype = "float64";
   Format format = Format::table;
   std::vector<std::string> values;  // empty: read whitespace-separated numbers from stdin
+  bool list_forms = false;          // print the forms (value, name, formula) instead of evaluating
 };
 int RunEval(const EvalOptions& o);
 Command AddEvalCommand(CLI::App& app);

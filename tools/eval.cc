@@ -3,6 +3,7 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <charconv>
 #include <cmath>
@@ -17,6 +18,7 @@
 #include <vector>
 
 #include "gelu/gelu.hpp"
+#include "src/common/functions.h"
 #include "tools/commands.h"
 #include "tools/npy.h"
 
@@ -151,9 +153,36 @@ int Eval(const EvalOptions& o) {
   return 0;
 }
 
+// `--list-forms`: the function table's forms, each with its gelu_approximate value, name and formula
+// (src/common/functions.h), for scripts and users that need the list without spelling it.
+int ListForms(Format format) {
+  std::string out;
+  const std::vector<Approximation> forms = AllForms();
+  const auto formula = [](Approximation a) { return common::kFormFormulas[static_cast<int>(a)]; };
+  if (format == Format::json) {
+    out += "[";
+    for (size_t i = 0; i < forms.size(); ++i) {
+      out += fmt::format("{}\n  {{\"value\": {}, \"name\": {}, \"formula\": {}}}", i ? "," : "",
+                         static_cast<int>(forms[i]), JsonString(FormName(forms[i])), JsonString(formula(forms[i])));
+    }
+    out += forms.empty() ? "]\n" : "\n]\n";
+  } else if (format == Format::csv) {
+    out += "value,name,formula\n";
+    for (Approximation a : forms) out += fmt::format("{},{},{}\n", static_cast<int>(a), FormName(a), formula(a));
+  } else {
+    size_t width = std::string_view("name").size();
+    for (Approximation a : forms) width = std::max(width, std::string_view(FormName(a)).size());
+    out += fmt::format("value  {:<{}}  formula\n", "name", width);
+    for (Approximation a : forms) out += fmt::format("{:>5}  {:<{}}  {}\n", static_cast<int>(a), FormName(a), width, formula(a));
+  }
+  std::fwrite(out.data(), 1, out.size(), stdout);
+  return 0;
+}
+
 }  // namespace
 
 int RunEval(const EvalOptions& o) {
+  if (o.list_forms) return ListForms(o.format);
   if (o.dtype == "float32") return Eval<float>(o);
   if (o.dtype == "float64") return Eval<double>(o);
   throw Failure("--dtype must be float32 or float64, not '" + o.dtype + "'");
@@ -191,7 +220,7 @@ Command AddEvalCommand(CLI::App& app) {
   auto format = std::make_shared<std::string>("table");
   auto* sub = app.add_subcommand("eval", "Print f(x) (and f'(x) with --grad) for numbers given as arguments, or read "
                                          "whitespace-separated from stdin when none are given");
-  AddFormOption(*sub, &o->approximate, "Form: {} (none: the exact GELU)", /*with_all=*/true);
+  auto* form = AddFormOption(*sub, &o->approximate, "Form: {} (none: the exact GELU)", /*with_all=*/true);
   sub->add_flag("--grad,-g", o->grad, "Also print the derivative f'(x)");
   sub->add_option("--dtype", o->dtype, "Compute in float32 or float64")
       ->check(CLI::IsMember({"float32", "float64"}))
@@ -199,7 +228,13 @@ Command AddEvalCommand(CLI::App& app) {
   sub->add_option("--format", *format, "Output: table, csv or json")
       ->check(CLI::IsMember(FormatChoices()))
       ->capture_default_str();
-  sub->add_option("X", o->values, "Numbers: decimal, 1e-3, 0x1.8p+1, inf, nan (negative ones need no `--`)");
+  auto* numbers =
+      sub->add_option("X", o->values, "Numbers: decimal, 1e-3, 0x1.8p+1, inf, nan (negative ones need no `--`)");
+  sub->add_flag("--list-forms", o->list_forms,
+                "Print the forms (gelu_approximate's value, name and formula) instead of evaluating; with --format")
+      ->excludes(numbers)
+      ->excludes(form)
+      ->excludes("--grad");
   return {sub, [o, format] {
             for (std::string& v : o->values) {
               if (!v.empty() && v[0] == kNegativeTag) v.erase(0, 1);

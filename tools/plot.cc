@@ -206,7 +206,7 @@ std::vector<Figure> DrawPlots(const PlotOptions& o) {
   std::string ulps = "x,ulp_gelu,ulp_naive\n";
   for (int i = 0; i <= 3700; ++i) {
     const float x = static_cast<float>(-14.5 + i * 0.005);
-    const double r = reference::Forward(x, reference::Form::kNone);
+    const double r = reference::Forward(x, gelu::common::kNone);
     ulps += fmt::format("{},{},{}\n", Num(x), Num(reference::UlpErrorF32(gelu::forward(x), r)),
                         Num(reference::UlpErrorF32(NaiveForwardF32(x, Approximation::none), r)));
   }

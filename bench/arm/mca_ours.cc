@@ -18,7 +18,7 @@ namespace HWY_NAMESPACE {
 // One per form and direction (kForm: common::Form). count: a multiple of the vector length (the loops' own
 // premise). The float-core targets (all Arm targets) run GeluF32Run (the core in place, tail lanes compacted per
 // block), the others the double-lane loop.
-template <int kForm, bool kBackward>
+template <common::Form kForm, bool kBackward>
 HWY_NOINLINE void McaLoop(const float* g, const float* x, float* y, size_t count) {
   if constexpr (cpu::RunsFloatCore(HWY_TARGET)) {
     GeluF32Run<kForm, kBackward>(g, x, y, count);
@@ -32,7 +32,7 @@ template void McaLoop<common::kNone, true>(const float*, const float*, float*, s
 template void McaLoop<common::kTanh, true>(const float*, const float*, float*, size_t);
 // The double-lane loop on every target, float-core targets included, for comparison (SVE: the kernel the float
 // core replaced there).
-template <int kForm, bool kBackward>
+template <common::Form kForm, bool kBackward>
 HWY_NOINLINE void McaDoubleLaneLoop(const float* g, const float* x, float* y, size_t count) {
   GeluF32DoubleLaneLoop<kForm, kBackward>(g, x, y, count);
 }

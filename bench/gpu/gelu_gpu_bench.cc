@@ -165,7 +165,7 @@ int main(int argc, char** argv) {
       if (csv) std::fprintf(csv, "%s,%s,%.6f,%.2f,%.2f,%.3f\n", kernel.c_str(), type, ms, gbps, pct, gelem);
     };
     row("copy", copy_ms, 2);
-    for (int form = 0; form < gelu::common::kNumForms; ++form) {
+    for (const gelu::common::Form form : gelu::common::kForms) {
       const auto a = static_cast<gelu_approximate>(form);
       const double ms = MedianMs([&] {
         if (bf16) {
@@ -176,7 +176,7 @@ int main(int argc, char** argv) {
       }, reps);
       row(std::string("forward/") + gelu::common::kFormNames[form], ms, 2);
     }
-    for (int form = 0; form < gelu::common::kNumForms; ++form) {
+    for (const gelu::common::Form form : gelu::common::kForms) {
       const auto a = static_cast<gelu_approximate>(form);
       const double ms = MedianMs([&] {
         if (bf16) {

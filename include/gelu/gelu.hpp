@@ -26,14 +26,11 @@ namespace gelu {
 
 enum class Approximation { none = GELU_APPROXIMATE_NONE, tanh = GELU_APPROXIMATE_TANH, sigmoid = GELU_APPROXIMATE_SIGMOID };
 
-// "none", "tanh" or "sigmoid", as PyTorch's `approximate=` spells them.
-constexpr const char* to_string(Approximation a) {
-  switch (a) {
-    case Approximation::none: return "none";
-    case Approximation::tanh: return "tanh";
-    case Approximation::sigmoid: return "sigmoid";
-  }
-  return "unknown";
+// "none", "tanh" or "sigmoid", as PyTorch's `approximate=` spells them: gelu_approximate_name's (the library's one
+// list of forms); "unknown" for a value outside the enum.
+inline const char* to_string(Approximation a) {
+  const char* name = gelu_approximate_name(static_cast<gelu_approximate>(a));
+  return name != nullptr ? name : "unknown";
 }
 
 class Error : public std::invalid_argument {

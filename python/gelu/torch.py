@@ -55,10 +55,13 @@ from gelu import _gelu  # noqa: E402  (after the version check: an old torch sto
 __all__ = ["GELU", "gelu", "replace_gelu", "MIN_TORCH", "OPERATORS"]
 
 _APPROXIMATIONS = _gelu._FORMS  # "none", "tanh", "sigmoid": the library's function table
-# The dtypes each device's kernels take, by the name the binding expects.
-_CPU_DTYPES = {torch.float32: "float32", torch.float64: "float64", torch.float16: "float16",
-               torch.bfloat16: "bfloat16"}
-_CUDA_DTYPES = {torch.float32: "float32", torch.float16: "float16", torch.bfloat16: "bfloat16"}
+# Each form's gelu_approximate value (its index in the table's order), which the binding's kernels take.
+_FORM_VALUES = {name: value for value, name in enumerate(_APPROXIMATIONS)}
+# The dtypes each device's kernels take, with the library's gelu_dtype value of each (_gelu._DTYPES, by the names
+# torch gives them), mapped here once.
+_CPU_DTYPES = {t: _gelu._DTYPES[str(t).removeprefix("torch.")]
+               for t in (torch.float32, torch.float64, torch.float16, torch.bfloat16)}
+_CUDA_DTYPES = {t: _CPU_DTYPES[t] for t in (torch.float32, torch.float16, torch.bfloat16)}
 _HALF_DTYPES = (torch.float16, torch.bfloat16)
 _warned = set()  # fallback reasons already reported, so a training loop warns once, not every step
 
@@ -73,7 +76,8 @@ def _check_approximate(approximate):
 
 
 def _route(device_type, dtype, layout):
-    """Where the library computes GELU of a tensor: a (device type, dtype name) pair, or a str saying why not."""
+    """Where the library computes GELU of a tensor: a (device type, gelu_dtype value) pair, or a str saying why
+    not."""
     if layout != torch.strided:
         return f"layout {layout}"
     if device_type == "cpu":
@@ -95,13 +99,14 @@ def _fallback(x, approximate, reason):
     return F.gelu(x, approximate=approximate)
 
 
-def _run(route, approximate, out, *inputs):
-    """The library's forward (inputs = (x,)) or backward (inputs = (grad, x)) into out; all contiguous, alike."""
+def _run(route, form, out, *inputs):
+    """The library's forward (inputs = (x,)) or backward (inputs = (grad, x)) into out; all contiguous, alike.
+    form: the gelu_approximate value (_op_form)."""
     device, dtype = route
     pointers = [t.data_ptr() for t in inputs]
     if device == "cpu":
         fn = _gelu._forward_ptr if len(inputs) == 1 else _gelu._backward_ptr
-        fn(*pointers, out.data_ptr(), out.numel(), dtype, approximate)
+        fn(*pointers, out.data_ptr(), out.numel(), dtype, form)
         return
     # The kernels go to the current stream of the tensors' device, which is also made current: a stream belongs
     # to its device, and the library launches on the current one. When that device is current already (the
@@ -110,11 +115,11 @@ def _run(route, approximate, out, *inputs):
     fn = _gelu._cuda_forward_ptr if len(inputs) == 1 else _gelu._cuda_backward_ptr
     index = out.get_device()
     if _raw_stream is not None and index == _current_device():
-        fn(*pointers, out.data_ptr(), out.numel(), dtype, approximate, _raw_stream(index))
+        fn(*pointers, out.data_ptr(), out.numel(), dtype, form, _raw_stream(index))
         return
     with torch.cuda.device(index):
         stream = torch.cuda.current_stream(index).cuda_stream
-        fn(*pointers, out.data_ptr(), out.numel(), dtype, approximate, stream)
+        fn(*pointers, out.data_ptr(), out.numel(), dtype, form, stream)
 
 
 # torch's private accessors of the current device and raw stream (what torch.compile's generated code calls);
@@ -125,17 +130,18 @@ if _current_device is None:
     _raw_stream = None
 
 
-def _op_check_approximate(approximate):
-    """The operators' check of `approximate`. Their errors are RuntimeErrors, as aten's operators raise, with the
-    C++ kernels' messages (python/src/torch_ops.cc)."""
-    if approximate not in _APPROXIMATIONS:
+def _op_form(approximate):
+    """The operators' check of `approximate`, and its gelu_approximate value (one lookup does both). Their errors are
+    RuntimeErrors, as aten's operators raise, with the C++ kernels' messages (python/src/torch_ops.cc)."""
+    form = _FORM_VALUES.get(approximate) if isinstance(approximate, str) else None
+    if form is None:
         raise RuntimeError(f"unknown approximate {approximate!r}; valid values are "
                            f"{', '.join(map(repr, _APPROXIMATIONS))}")
+    return form
 
 
-def _op_route(name, x, approximate):
+def _op_route(name, x):
     """The route of a tensor given to one of the operators directly: they take only what the library computes."""
-    _op_check_approximate(approximate)
     route = _route(x.device.type, x.dtype, x.layout)
     if isinstance(route, str):
         raise RuntimeError(f"{name}: the gelu library does not handle {route}; gelu.torch.gelu falls back to "
@@ -169,15 +175,17 @@ def _native_library():
 
 
 def _gelu_kernel(x: torch.Tensor, approximate: str) -> torch.Tensor:
-    route = _op_route("gelu::gelu", x, approximate)
+    form = _op_form(approximate)
+    route = _op_route("gelu::gelu", x)
     x = x.contiguous()
     y = torch.empty_like(x, memory_format=torch.contiguous_format)
-    _run(route, approximate, y, x)
+    _run(route, form, y, x)
     return y
 
 
 def _gelu_backward_kernel(grad: torch.Tensor, x: torch.Tensor, approximate: str) -> torch.Tensor:
-    route = _op_route("gelu::gelu_backward", x, approximate)
+    form = _op_form(approximate)
+    route = _op_route("gelu::gelu_backward", x)
     if grad.dtype != x.dtype or grad.shape != x.shape or grad.device != x.device:
         raise RuntimeError(f"gelu::gelu_backward: grad and x must have the same dtype, shape and device; got grad "
                            f"({grad.dtype}, {tuple(grad.shape)}, {grad.device}) and x ({x.dtype}, {tuple(x.shape)}, "
@@ -185,7 +193,7 @@ def _gelu_backward_kernel(grad: torch.Tensor, x: torch.Tensor, approximate: str)
     x = x.contiguous()
     grad = grad.contiguous()
     grad_in = torch.empty_like(x, memory_format=torch.contiguous_format)
-    _run(route, approximate, grad_in, grad, x)
+    _run(route, form, grad_in, grad, x)
     return grad_in
 
 
@@ -207,13 +215,13 @@ else:
 # Fake (meta) implementations: the shapes and dtypes torch.compile and torch.export trace with.
 @torch.library.register_fake("gelu::gelu")
 def _gelu_fake(x, approximate):
-    _op_check_approximate(approximate)
+    _op_form(approximate)
     return torch.empty_like(x, memory_format=torch.contiguous_format)
 
 
 @torch.library.register_fake("gelu::gelu_backward")
 def _gelu_backward_fake(grad, x, approximate):
-    _op_check_approximate(approximate)
+    _op_form(approximate)
     torch._check(grad.dtype == x.dtype and grad.shape == x.shape,
                  lambda: "gelu::gelu_backward: grad and x must have the same dtype and shape")
     return torch.empty_like(x, memory_format=torch.contiguous_format)

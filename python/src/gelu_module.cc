@@ -367,26 +367,17 @@ py::object BackwardAny(const py::handle& grad, const py::handle& x, const py::ha
 
 // Raw-pointer entry points for gelu.torch: contiguous tensors pass data_ptr() here, which skips the NumPy
 // conversions (about 2 us a call) and stays zero-copy. Private: the caller guarantees valid pointers (host memory
-// for the CPU ones, device memory of the stream's device for the CUDA ones). dtype is torch's name without
-// "torch.": float32, float64, float16 or bfloat16.
-gelu_dtype DtypeFromName(const char* fn, const std::string& dtype, bool cuda) {
-  gelu_dtype t;
-  if (gelu_dtype_from_name(dtype.c_str(), &t) == GELU_OK && !(cuda && t == GELU_DTYPE_FLOAT64)) return t;
-  throw py::type_error(std::string(fn) + ": no " + (cuda ? "CUDA" : "CPU") + " kernel for dtype '" + dtype + "'");
+// for the CPU ones, device memory of the stream's device for the CUDA ones). dtype and approximate are the C API's
+// values (gelu_dtype: _DTYPES; gelu_approximate: the index in _FORMS), mapped once by the caller, not names parsed
+// per call; the library refuses a value outside its enums (GELU_INVALID_ARGUMENT: ValueError, Check).
+void ForwardPtr(std::uintptr_t x, std::uintptr_t y, size_t n, int dtype, int approximate) {
+  RunForward("gelu.torch.gelu", static_cast<gelu_dtype>(dtype), reinterpret_cast<const void*>(x),
+             reinterpret_cast<void*>(y), n, static_cast<gelu_approximate>(approximate));
 }
-
-void ForwardPtr(std::uintptr_t x, std::uintptr_t y, size_t n, const std::string& dtype,
-                const py::handle& approximate) {
-  constexpr const char* fn = "gelu.torch.gelu";
-  const gelu_approximate a = ParseApproximate(fn, approximate);
-  RunForward(fn, DtypeFromName(fn, dtype, false), reinterpret_cast<const void*>(x), reinterpret_cast<void*>(y), n, a);
-}
-void BackwardPtr(std::uintptr_t g, std::uintptr_t x, std::uintptr_t out, size_t n, const std::string& dtype,
-                 const py::handle& approximate) {
-  constexpr const char* fn = "gelu.torch.gelu (backward)";
-  const gelu_approximate a = ParseApproximate(fn, approximate);
-  RunBackward(fn, DtypeFromName(fn, dtype, false), reinterpret_cast<const void*>(g), reinterpret_cast<const void*>(x),
-              reinterpret_cast<void*>(out), n, a);
+void BackwardPtr(std::uintptr_t g, std::uintptr_t x, std::uintptr_t out, size_t n, int dtype, int approximate) {
+  RunBackward("gelu.torch.gelu (backward)", static_cast<gelu_dtype>(dtype), reinterpret_cast<const void*>(g),
+              reinterpret_cast<const void*>(x), reinterpret_cast<void*>(out), n,
+              static_cast<gelu_approximate>(approximate));
 }
 
 #ifdef GELU_PYTHON_CUDA
@@ -398,16 +389,15 @@ void CheckCuda(const char* fn, gelu_status s) {
 }
 
 // Queued on `stream` (a cudaStream_t as an integer: torch.cuda.current_stream().cuda_stream), not waited for.
-void CudaForwardPtr(std::uintptr_t x, std::uintptr_t y, size_t n, const std::string& dtype,
-                    const py::handle& approximate, std::uintptr_t stream) {
+void CudaForwardPtr(std::uintptr_t x, std::uintptr_t y, size_t n, int dtype, int approximate, std::uintptr_t stream) {
   constexpr const char* fn = "gelu.torch.gelu (CUDA)";
-  const gelu_approximate a = ParseApproximate(fn, approximate);
-  const gelu_dtype t = DtypeFromName(fn, dtype, true);
+  const auto a = static_cast<gelu_approximate>(approximate);
+  const auto t = static_cast<gelu_dtype>(dtype);
   using H = uint16_t;
   const auto* xp = reinterpret_cast<const void*>(x);
   void* yp = reinterpret_cast<void*>(y);
   void* s = reinterpret_cast<void*>(stream);
-  gelu_status status = GELU_INVALID_ARGUMENT;  // float64: no CUDA kernel (refused above)
+  gelu_status status = GELU_INVALID_ARGUMENT;  // float64 (no CUDA kernel) and values outside the enum
   {
     py::gil_scoped_release release;
     switch (t) {
@@ -425,17 +415,17 @@ void CudaForwardPtr(std::uintptr_t x, std::uintptr_t y, size_t n, const std::str
   }
   CheckCuda(fn, status);
 }
-void CudaBackwardPtr(std::uintptr_t g, std::uintptr_t x, std::uintptr_t out, size_t n, const std::string& dtype,
-                     const py::handle& approximate, std::uintptr_t stream) {
+void CudaBackwardPtr(std::uintptr_t g, std::uintptr_t x, std::uintptr_t out, size_t n, int dtype, int approximate,
+                     std::uintptr_t stream) {
   constexpr const char* fn = "gelu.torch.gelu (CUDA backward)";
-  const gelu_approximate a = ParseApproximate(fn, approximate);
-  const gelu_dtype t = DtypeFromName(fn, dtype, true);
+  const auto a = static_cast<gelu_approximate>(approximate);
+  const auto t = static_cast<gelu_dtype>(dtype);
   using H = uint16_t;
   const auto* gp = reinterpret_cast<const void*>(g);
   const auto* xp = reinterpret_cast<const void*>(x);
   void* op = reinterpret_cast<void*>(out);
   void* s = reinterpret_cast<void*>(stream);
-  gelu_status status = GELU_INVALID_ARGUMENT;  // float64: no CUDA kernel (refused above)
+  gelu_status status = GELU_INVALID_ARGUMENT;  // float64 (no CUDA kernel) and values outside the enum
   {
     py::gil_scoped_release release;
     switch (t) {
@@ -551,6 +541,10 @@ PYBIND11_MODULE(_gelu, m) {
   py::tuple forms(form_names.size());
   for (size_t f = 0; f < form_names.size(); ++f) forms[f] = form_names[f];
   m.attr("_FORMS") = forms;
+  // The storage types' names and their gelu_dtype values (the pointer functions take the values).
+  py::dict dtypes;
+  for (const gelu_dtype t : gelu::common::kTypes) dtypes[gelu_dtype_name(t)] = static_cast<int>(t);
+  m.attr("_DTYPES") = dtypes;
   // The function table (src/common/functions.h) for the tests: one dict per function, and the near-root window.
   py::list functions;
   for (const gelu::common::Function& f : gelu::common::kFunctions) {

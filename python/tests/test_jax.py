@@ -34,10 +34,11 @@ def _library(name, approximate, x, grad=None):
     x = np.asarray(x).view(BITS[name])
     out = np.empty_like(x)
     if grad is None:
-        _gelu._forward_ptr(x.ctypes.data, out.ctypes.data, x.size, name, approximate)
+        _gelu._forward_ptr(x.ctypes.data, out.ctypes.data, x.size, _gelu._DTYPES[name], FORMS.index(approximate))
     else:
         g = np.asarray(grad).view(BITS[name])
-        _gelu._backward_ptr(g.ctypes.data, x.ctypes.data, out.ctypes.data, x.size, name, approximate)
+        _gelu._backward_ptr(g.ctypes.data, x.ctypes.data, out.ctypes.data, x.size, _gelu._DTYPES[name],
+                            FORMS.index(approximate))
     return out
 
 

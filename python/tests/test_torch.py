@@ -193,13 +193,15 @@ def test_numpy_api_says_why_a_tensor_is_refused():
 
 
 def test_dispatch_decisions():
-    # Where each kind of tensor goes: a (device, dtype) pair for the library's kernels, or the fallback's reason.
+    # Where each kind of tensor goes: a (device, gelu_dtype value) pair for the library's kernels, or the fallback's
+    # reason. The values are the C API's (gelu_dtype_from_name of torch's name for the dtype).
     strided = torch.strided
     for dtype, name in ((torch.float32, "float32"), (torch.float64, "float64"), (torch.float16, "float16"),
                         (torch.bfloat16, "bfloat16")):
-        assert gt._route("cpu", dtype, strided) == ("cpu", name)
+        assert gt._route("cpu", dtype, strided) == ("cpu", gelu._gelu._DTYPES[name])
     for dtype, name in ((torch.float32, "float32"), (torch.float16, "float16"), (torch.bfloat16, "bfloat16")):
-        want = ("cuda", name) if gelu._gelu._cuda_built else "device cuda (this build of the library has no CUDA kernels)"
+        want = (("cuda", gelu._gelu._DTYPES[name]) if gelu._gelu._cuda_built
+                else "device cuda (this build of the library has no CUDA kernels)")
         assert gt._route("cuda", dtype, strided) == want
     float64_cuda = gt._route("cuda", torch.float64, strided)
     assert isinstance(float64_cuda, str) and "cuda" in float64_cuda  # no float64 CUDA kernel: fallback
@@ -210,26 +212,32 @@ def test_dispatch_decisions():
 
 
 def test_pointer_entry_points_reject_bad_arguments():
-    # The binding's raw-pointer calls (what gelu.torch uses) check their arguments before any pointer is used.
+    # The binding's raw-pointer calls (what gelu.torch uses) take the C API's values, mapped once by gelu.torch
+    # (_CPU_DTYPES, _FORM_VALUES); the library refuses a value outside its enums before any pointer is used.
     buf = torch.zeros(16)
     p = buf.data_ptr()
-    with pytest.raises(TypeError, match=r"no CPU kernel for dtype 'int8'"):
-        gelu._gelu._forward_ptr(p, p, 4, "int8", "none")
-    with pytest.raises(ValueError, match=r"unknown approximate 'erf'"):
-        gelu._gelu._backward_ptr(p, p, p, 4, "float32", "erf")
+    f32, bf16, f64 = (gelu._gelu._DTYPES[n] for n in ("float32", "bfloat16", "float64"))
+    assert sorted(gelu._gelu._DTYPES) == ["bfloat16", "float16", "float32", "float64"]
+    assert gt._CPU_DTYPES[torch.bfloat16] == bf16 and gt._FORM_VALUES == {"none": 0, "tanh": 1, "sigmoid": 2}
+    with pytest.raises(ValueError, match=r"^gelu.torch.gelu: .*invalid"):
+        gelu._gelu._forward_ptr(p, p, 4, 99, 0)  # no such dtype
+    with pytest.raises(ValueError, match=r"^gelu.torch.gelu \(backward\): .*invalid"):
+        gelu._gelu._backward_ptr(p, p, p, 4, f32, 3)  # no such form
+    gelu._gelu._forward_ptr(p, p + 32, 4, f32, 2)  # the values gelu.torch passes: computed
+    assert torch.equal(buf[8:12], gelu.torch.gelu(buf[:4], "sigmoid"))
     if not gelu._gelu._cuda_built:
         assert not hasattr(gelu._gelu, "_cuda_forward_ptr")
         return
     # Rejected before any CUDA call, so these run (and must pass) with or without a GPU.
-    with pytest.raises(TypeError, match=r"no CUDA kernel for dtype 'float64'"):
-        gelu._gelu._cuda_forward_ptr(p, p, 4, "float64", "none", 0)
-    with pytest.raises(ValueError, match=r"unknown approximate 'exact'"):
-        gelu._gelu._cuda_backward_ptr(p, p, p, 4, "bfloat16", "exact", 0)
     with pytest.raises(ValueError, match=r"\(CUDA\): .*invalid"):
-        gelu._gelu._cuda_forward_ptr(p + 1, p + 64, 4, "float32", "none", 0)  # misaligned x
+        gelu._gelu._cuda_forward_ptr(p, p, 4, f64, 0, 0)  # no float64 CUDA kernel
     with pytest.raises(ValueError, match=r"\(CUDA backward\): .*invalid"):
-        gelu._gelu._cuda_backward_ptr(p, p + 4, p + 8, 4, "float32", "none", 0)  # grad_in partly overlaps x
-    gelu._gelu._cuda_forward_ptr(0, 0, 0, "float16", "tanh", 0)  # n == 0: nothing to do, no CUDA call
+        gelu._gelu._cuda_backward_ptr(p, p, p, 4, bf16, -1, 0)
+    with pytest.raises(ValueError, match=r"\(CUDA\): .*invalid"):
+        gelu._gelu._cuda_forward_ptr(p + 1, p + 64, 4, f32, 0, 0)  # misaligned x
+    with pytest.raises(ValueError, match=r"\(CUDA backward\): .*invalid"):
+        gelu._gelu._cuda_backward_ptr(p, p + 4, p + 8, 4, f32, 0, 0)  # grad_in partly overlaps x
+    gelu._gelu._cuda_forward_ptr(0, 0, 0, gelu._gelu._DTYPES["float16"], 1, 0)  # n == 0: nothing to do, no CUDA call
 
 
 @pytest.mark.usefixtures("cuda_device")

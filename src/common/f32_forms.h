@@ -25,7 +25,7 @@ namespace gelu::common {
 #define GELU_TABLE_PICK(name) name
 #endif
 
-template <int kForm>
+template <Form kForm>
 struct F32Form;
 
 template <>

@@ -19,23 +19,24 @@
 
 namespace gelu::common {
 
-// The three forms of GELU, numbered as the C API's gelu_approximate (the enum at the API edge). Unscoped with an
-// int base: it converts to the int of gelu_approximate and indexes per-form arrays (kFormNames, references).
-enum Form : int { kNone = 0, kTanh = 1, kSigmoid = 2 };
+// The three forms of GELU: gelu.h's gelu_approximate, the one enum from the C entry points through the kernels, the
+// tools and the bindings (Form is its C++ spelling here, kNone.. its values; include/gelu/gelu.hpp's scoped
+// Approximation is the public C++ API's spelling of the same values). Unscoped with an int base: it converts to int
+// and indexes per-form arrays (kFormNames, references).
+using Form = gelu_approximate;
+inline constexpr Form kNone = GELU_APPROXIMATE_NONE, kTanh = GELU_APPROXIMATE_TANH, kSigmoid = GELU_APPROXIMATE_SIGMOID;
 inline constexpr int kNumForms = 3;  // kNone, kTanh, kSigmoid: the values of gelu_approximate
 inline constexpr Form kForms[kNumForms] = {kNone, kTanh, kSigmoid};
-// The same forms as the C API spells them: the list tests and benchmarks iterate.
-inline constexpr gelu_approximate kApproximations[kNumForms] = {GELU_APPROXIMATE_NONE, GELU_APPROXIMATE_TANH,
-                                                                GELU_APPROXIMATE_SIGMOID};
-static_assert(int{GELU_APPROXIMATE_NONE} == int{kNone} && int{GELU_APPROXIMATE_TANH} == int{kTanh} &&
-                  int{GELU_APPROXIMATE_SIGMOID} == int{kSigmoid},
-              "Form is numbered as gelu_approximate");
 
 // The formulas the storage kernels evaluate: each form (same number), then the two named variants whose formula is
 // none of the three (gelu.h: gelu_fast, gelu_10). Scoped, so that a variant formula never passes for a form.
 enum class Formula : int { kNone = 0, kTanh = 1, kSigmoid = 2, kGeluFast = 3, kGelu10 = 4 };
 inline constexpr int kNumFormulas = 5;  // the forms and the two variant formulas
 inline constexpr const char* kFormNames[kNumFormulas] = {"none", "tanh", "sigmoid", "gelu_fast", "gelu_10"};
+// Each form's formula in plain ASCII (`gelu eval --list-forms`; no commas, so that a CSV cell needs no quoting); the
+// variants' formulas are gelu.h's gelu_variant contract.
+inline constexpr const char* kFormFormulas[kNumForms] = {
+    "x*Phi(x) = 0.5*x*erfc(-x/sqrt(2))", "0.5*x*(1 + tanh(sqrt(2/pi)*(x + 0.044715*x^3)))", "x*sigmoid(1.702*x)"};
 inline constexpr Formula FormulaOf(Form f) { return static_cast<Formula>(f); }
 inline constexpr bool IsForm(Formula f) { return static_cast<int>(f) >= 0 && static_cast<int>(f) < kNumForms; }
 // The form whose formula f is; f must be a form (IsForm).
@@ -109,9 +110,12 @@ inline constexpr int kNumTypes = 4;
 inline constexpr Type kTypes[kNumTypes] = {kF32, kF64, kBf16, kF16};
 inline constexpr const char* kTypeNames[kNumTypes] = {"float32", "float64", "bfloat16", "float16"};
 inline constexpr size_t kTypeSizes[kNumTypes] = {4, 8, 2, 2};
+// The suffix of a type's C entry points (gelu_forward_f32, gelu_backward_bf16, gelu_variant_forward_f16, ...).
+inline constexpr const char* kTypeSuffixes[kNumTypes] = {"f32", "f64", "bf16", "f16"};
 inline constexpr bool IsType(int t) { return t >= 0 && t < kNumTypes; }
 inline constexpr unsigned TypeBit(Type t) { return 1u << static_cast<int>(t); }
 inline constexpr size_t TypeSize(Type t) { return kTypeSizes[static_cast<int>(t)]; }  // t in the enum
+inline constexpr const char* TypeSuffix(Type t) { return kTypeSuffixes[static_cast<int>(t)]; }
 
 // Where a derivative's claim is absolute instead of relative: every form's f' crosses zero near x = -0.7518,
 // where relative error is meaningless. Inside lo < x < hi with |f'(x)| < max_derivative the bound is absolute;

@@ -67,7 +67,7 @@ namespace gelu::common {
 // src/cpu/hwy_ops-inl.h). kCoreAndRingRowsKind: the core's and the sigmoid ring's tables at once (column + 32 for the
 // ring), a layout only the AVX2 kernel builds (CoreOrRingF32).
 enum TableKind { kCoreRowsKind, kRingRowsKind, kCoreAndRingRowsKind, kTailRowsKind, kTailExp2RowsKind };
-template <int kKind, int kForm, bool kDerivative>
+template <int kKind, common::Form kForm, bool kDerivative>
 GELU_HD constexpr const auto& TableRowsOf() {
   if constexpr (kKind == kCoreRowsKind) {
     return F32Form<kForm>::Core(kDerivative).row;
@@ -88,7 +88,7 @@ GELU_HD constexpr const auto& TableRowsOf() {
 // a1) are nonzero. CoreF32 applies the two as constants where c is this interval's centre, instead of reading two
 // more rows per lane: on AVX-512 two vpermt2ps and a subtract become a compare and two masked operations. Same
 // bits as the rows: elsewhere d - 0 = d, and fma(d, 0, lo) = lo because lo is nonzero in every column (asserted).
-template <int kForm>
+template <common::Form kForm>
 struct CoreRootInterval {
   // The host tables by name: constants only are read from them, so the device code may use the results (there
   // TableRowsOf picks the device copies and is not constexpr).
@@ -155,7 +155,7 @@ struct ScalarOps : ScalarLaneOps<float> {
   GELU_HD static float QuarterOffset(float x, float shifted) { return x - (shifted - kCoreShifter); }
   static constexpr bool kRowsWhereUsed = false;  // RowsAt loads the rows at once, through Rows
   // out[k] = the table's row k at column, k < N (the first N rows).
-  template <int kKind, int kForm, bool kDerivative, int N>
+  template <int kKind, common::Form kForm, bool kDerivative, int N>
   GELU_HD static void Rows(uint32_t column, float (&out)[N]) {
     const auto& rows = TableRowsOf<kKind, kForm, kDerivative>();
     for (int k = 0; k < N; ++k) out[k] = rows[k][column];
@@ -200,7 +200,7 @@ struct ScalarOps : ScalarLaneOps<float> {
   }
 };
 
-template <int kForm>
+template <common::Form kForm>
 GELU_HD float ForwardF32Form(float x) {
   const ScalarOps o;
   if (InCore(o, x)) return IsTiny(o, x) ? o.HalfOfTiny(x) : CoreF32<kForm, false>(o, x, 1.0f);
@@ -213,7 +213,7 @@ GELU_HD float ForwardF32Form(float x) {
   const float tail = TailF32<kForm, false>(o, x, 1.0f, valid);
   return valid ? tail : ForwardF32ViaDoublePath(x, kForm);
 }
-template <int kForm>
+template <common::Form kForm>
 GELU_HD float BackwardF32Form(float grad_out, float x) {
   const ScalarOps o;
   if (InCore(o, x)) return CoreF32<kForm, true>(o, o.AwayFromTiny(x), grad_out);
@@ -227,11 +227,11 @@ GELU_HD float BackwardF32Form(float grad_out, float x) {
   return valid ? tail : BackwardF32ViaDoublePath(grad_out, x, kForm);
 }
 // form: a gelu_approximate value (common::Form).
-GELU_HD float ForwardF32(float x, int form) {
-  return VisitForm(static_cast<Form>(form), [&](auto k) { return ForwardF32Form<decltype(k)::value>(x); });
+GELU_HD float ForwardF32(float x, Form form) {
+  return VisitForm(form, [&](auto k) { return ForwardF32Form<decltype(k)::value>(x); });
 }
-GELU_HD float BackwardF32(float grad_out, float x, int form) {
-  return VisitForm(static_cast<Form>(form), [&](auto k) { return BackwardF32Form<decltype(k)::value>(grad_out, x); });
+GELU_HD float BackwardF32(float grad_out, float x, Form form) {
+  return VisitForm(form, [&](auto k) { return BackwardF32Form<decltype(k)::value>(grad_out, x); });
 }
 
 }  // namespace gelu::common

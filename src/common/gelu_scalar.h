@@ -123,20 +123,20 @@ struct ScalarDoubleOps : ScalarLaneOps<double> {
 #include "src/common/gelu_in_double.inc"
 
 // form: a gelu_approximate value (common::Form).
-GELU_HD double DoublePathScalar(float xf, int form, bool derivative) {
+GELU_HD double DoublePathScalar(float xf, Form form, bool derivative) {
   const ScalarDoubleOps o;
   const double x = xf;
-  return VisitForm(static_cast<Form>(form), [&](auto k) {
+  return VisitForm(form, [&](auto k) {
     return derivative ? DoublePath<decltype(k)::value, true>(o, x) : DoublePath<decltype(k)::value, false>(o, x);
   });
 }
 
 // float32 through double, rounded once: the float32 tails of gelu_f32_math.h, and every lane of the double-lane
 // float32 kernel (targets without the float core: src/cpu/gelu-inl.h, GeluF32DoubleLaneLoop).
-GELU_HD float ForwardF32ViaDoublePath(float x, int form) {
+GELU_HD float ForwardF32ViaDoublePath(float x, Form form) {
   return static_cast<float>(DoublePathScalar(x, form, false));
 }
-GELU_HD float BackwardF32ViaDoublePath(float grad_out, float x, int form) {
+GELU_HD float BackwardF32ViaDoublePath(float grad_out, float x, Form form) {
   return static_cast<float>(static_cast<double>(grad_out) * DoublePathScalar(x, form, true));
 }
 

@@ -184,13 +184,13 @@ GELU_HD double TinyForwardNudge(double x, double y) {
 
 // GELU of one half value of type T (Bf16, F16), `form` 0 none, 1 tanh, 2 sigmoid: correctly rounded.
 template <class T>
-GELU_HD uint16_t ForwardHalf(uint16_t x, int form) {
+GELU_HD uint16_t ForwardHalf(uint16_t x, Form form) {
   const float xf = T::ToFloat(x);
   return T::FromDouble(TinyForwardNudge(xf, DoublePathScalar(xf, form, false)));
 }
 // grad_out * f'(x), the product formed in double and rounded once (correctly rounded for grad_out = 1).
 template <class T>
-GELU_HD uint16_t BackwardHalf(uint16_t grad_out, uint16_t x, int form) {
+GELU_HD uint16_t BackwardHalf(uint16_t grad_out, uint16_t x, Form form) {
   const double g = T::ToFloat(grad_out);
   const float xf = T::ToFloat(x);
   return T::FromDouble(g * DoublePathScalar(xf, form, true));

@@ -123,14 +123,14 @@ gelu_status gelu_backward(gelu_dtype dtype, const void* grad_out, const void* x,
 }
 
 gelu_status gelu_approximate_from_name(const char* name, gelu_approximate* out) {
-  return FromName(name, out, gelu::common::kApproximations, gelu_approximate_name);
+  return FromName(name, out, gelu::common::kForms, gelu_approximate_name);
 }
 
 const char* gelu_status_string(gelu_status status) {
   switch (status) {
     case GELU_OK: return "ok";
     case GELU_INVALID_ARGUMENT:
-      return "invalid argument (null pointer with n > 0, unknown approximate, or output partly overlapping an input)";
+      return "invalid argument (null pointer with n > 0, unknown approximate or dtype, or output partly overlapping an input)";
     case GELU_UNKNOWN_VARIANT: return "unknown GELU variant name or value";
     case GELU_CUDA_ERROR: return "CUDA error (gelu_cuda_last_error_string() has the CUDA call and its message)";
   }

@@ -376,7 +376,7 @@ namespace {
 gelu_status Half(gelu::common::Type io, bool backward, const uint16_t* g, const uint16_t* x, uint16_t* y, size_t n,
                  gelu_approximate a) {
   if (!gelu::validate::ValidForm(a)) return GELU_INVALID_ARGUMENT;
-  return gelu::cpu::RunElementwise(io, gelu::common::FormulaOf(static_cast<gelu::common::Form>(a)), backward, g, x,
+  return gelu::cpu::RunElementwise(io, gelu::common::FormulaOf(a), backward, g, x,
                                    y, n);
 }
 }  // namespace

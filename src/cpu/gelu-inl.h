@@ -45,7 +45,7 @@ namespace hn = hwy::HWY_NAMESPACE;
 // round to 0, a tiny grad_out, an overflowing product; NaN and the zeros below -kTailZeroFrom never reach the tail,
 // GeluF32Block selects TailZeroOrNaN for them): the proven double path, y = f(x) or g * f'(x) in double rounded
 // once, as common::ForwardF32ViaDoublePath / BackwardF32ViaDoublePath.
-template <int kForm, bool kBackward, class DF, class V = hn::Vec<DF>>
+template <common::Form kForm, bool kBackward, class DF, class V = hn::Vec<DF>>
 HWY_NOINLINE V FallbackLanesF32(DF df, V x, V g) {
   const hn::ScalableTag<double> dd;
   const hn::Rebind<float, decltype(dd)> dh;  // half of a float vector, promoted to a double vector
@@ -63,7 +63,7 @@ HWY_NOINLINE V FallbackLanesF32(DF df, V x, V g) {
 
 // One vector of compacted tail lanes (never NaN or x <= -kTailZeroFrom: GeluF32Block selects those,
 // TailZeroOrNaN): TailF32, and where it is invalid the double path.
-template <int kForm, bool kBackward, class DF, class V = hn::Vec<DF>>
+template <common::Form kForm, bool kBackward, class DF, class V = hn::Vec<DF>>
 HWY_INLINE V TailWithFallback(const HwyOps<DF>& o, V xv, V gv, hn::Mask<DF> tail) {
   hn::Mask<DF> valid;
   V value = gelu::HWY_NAMESPACE::TailF32<kForm, kBackward>(o, xv, gv, valid);
@@ -245,7 +245,7 @@ HWY_INLINE void ExpandLanes(DF, LaneBits bits, const float* src, float* dst) {
 constexpr size_t kTailBlock = 1024;
 // The tail buffers' length: a block and a vector of slack (CompactLanes and the padding write whole vectors).
 constexpr size_t kTailBuffer = kTailBlock + HWY_MAX_BYTES / sizeof(float);
-template <int kForm, bool kBackward>
+template <common::Form kForm, bool kBackward>
 HWY_NOINLINE void GeluF32BlockTails(float* tail_x, float* tail_g, size_t tails, const LaneBits* tail_masks,
                                     size_t block, float* yb) {
   const hn::ScalableTag<float> df;
@@ -334,7 +334,7 @@ inline HWY_NOINLINE bool AnyNonzeroTiny(const float* x, size_t count) {
 
 // The head and tail of the core's derivative at x = v in every lane, as CoreF32 forms them (IntervalsF32): a tiny
 // lane's backward is SignedTimesHeadTail(grad_out, head, tail) at v = AwayFromTiny(x) = +-kCoreTinyBelow.
-template <int kForm, class DF>
+template <common::Form kForm, class DF>
 HWY_INLINE void CoreDerivativeAt(const HwyOps<DF>& o, float v, hn::Vec<DF>& head, hn::Vec<DF>& tail) {
   const auto x = hn::Set(o.d, v);
   const auto shifted = hn::Add(x, hn::Set(o.d, common::kCoreShifter));
@@ -365,7 +365,7 @@ HWY_INLINE void CoreDerivativeAt(const HwyOps<DF>& o, float v, hn::Vec<DF>& head
 // and where the tiny lanes are selected). The bits are the same either way: each lane's result comes from its own
 // input.
 // Returns the next block's least magnitude (NoMagnitude() without kScanNext).
-template <int kForm, bool kBackward, bool kTiny, bool kScanNext, bool kSkipCore>
+template <common::Form kForm, bool kBackward, bool kTiny, bool kScanNext, bool kSkipCore>
 HWY_INLINE MagnitudeVec GeluF32Block(const float* g, const float* x, float* y, size_t block, float* tail_x,
                                      float* tail_g, LaneBits* tail_masks, size_t& tails, size_t& no_core,
                                      const float* next) {
@@ -494,7 +494,7 @@ HWY_INLINE MagnitudeVec GeluF32Block(const float* g, const float* x, float* y, s
 // invalid. The tail lanes of a block run, compacted, at its end (GeluF32BlockTails), so that tail-heavy data
 // (U[-10, 10]: ~40% tail lanes) runs the tail on tail lanes only. A lane's bits depend on its own input only,
 // never on its neighbours, on n or on alignment.
-template <int kForm, bool kBackward>
+template <common::Form kForm, bool kBackward>
 HWY_INLINE void GeluF32Run(const float* g, const float* x, float* y, size_t count) {
   HWY_ALIGN float tail_x[kTailBuffer], tail_g[kBackward ? kTailBuffer : 1];
   LaneBits tail_masks[kTailBlock / 4];  // one per vector of the narrowest float-core targets (4 lanes)
@@ -567,7 +567,7 @@ HWY_INLINE void WholeRunsThenPadded(const float* g, const float* x, float* y, si
 // The targets without the float core (src/cpu/float_core_targets.h says which and why): every lane through the
 // double path, y = f(x) or g * f'(x) in double, rounded once (common::ForwardF32ViaDoublePath,
 // BackwardF32ViaDoublePath).
-template <int kForm, bool kBackward>
+template <common::Form kForm, bool kBackward>
 HWY_INLINE void GeluF32DoubleLaneLoop(const float* g, const float* x, float* y, size_t n) {
   const hn::ScalableTag<double> dd;
   const hn::Rebind<float, decltype(dd)> df;
@@ -586,7 +586,7 @@ HWY_INLINE void GeluF32DoubleLaneLoop(const float* g, const float* x, float* y, 
 
 // The float32 loop: whole vectors, then the last partial vector padded. No HWY_RESTRICT: in-place calls are allowed
 // (each vector is read before it is written).
-template <int kForm, bool kBackward>
+template <common::Form kForm, bool kBackward>
 HWY_INLINE void GeluF32Loop(const float* g, const float* x, float* y, size_t n) {
   if constexpr (!cpu::RunsFloatCore(HWY_TARGET)) {
     GeluF32DoubleLaneLoop<kForm, kBackward>(g, x, y, n);

@@ -620,7 +620,7 @@ inline constexpr double kDeepTailXMin = 20.0;  // every deep lane has x < -kDeep
 // The float64 kernels' per-form code, one block per form: Eval, f (kDerivative false) or f' = (hi + lo) s (returns
 // hi, sets lo and s) as GeluF64 and GeluF64Backward round them, and DeepArgs, the far tail's exponent argument a = ah + al and factor P = ph + pl
 // (DeepTailTimes, below) with the lanes where the far tail applies.
-template <int kForm>
+template <common::Form kForm>
 struct F64Form;
 template <>
 struct F64Form<common::kNone> {
@@ -678,7 +678,7 @@ template <>
 struct F64Form<common::kSigmoid> : F64SigmoidForm<false, -900.0> {};
 
 // Returns g f'(x) where `lanes` (set: x < 0, finite, with a > kExpArgMax).
-template <int kForm, class D, class V = hn::Vec<D>>
+template <common::Form kForm, class D, class V = hn::Vec<D>>
 HWY_NOINLINE V DeepTailTimes(D d, V g, V x, hn::Mask<D>& lanes) {
   V ah, al, ph, pl;  // a = ah + al; P = ph + pl
   lanes = F64Form<kForm>::DeepArgs(d, x, ah, al, ph, pl);
@@ -699,7 +699,7 @@ HWY_NOINLINE V DeepTailTimes(D d, V g, V x, hn::Mask<D>& lanes) {
 // ------------------------------------------------------------------------------------------------------
 // f(x) (kDerivative false) or f'(x) of form kForm (0 none, 1 tanh, 2 sigmoid), with the special values:
 // NaN -> NaN (quiet), f(-inf) = -0, f'(-inf) = +0, f(+inf) = +inf, f'(+inf) = 1.
-template <int kForm, class D, class V = hn::Vec<D>>
+template <common::Form kForm, class D, class V = hn::Vec<D>>
 HWY_INLINE V GeluF64(D d, V x) {
   V unused_lo, unused_s;
   V r = F64Form<kForm>::template Eval<false>(d, x, unused_lo, unused_s);
@@ -722,7 +722,7 @@ HWY_INLINE auto IsFiniteNonzero(D d, V v) {
 
 // g f'(x), rounded once (BackwardTimes); f'(-inf) = +0, f'(+inf) = 1, NaN x -> NaN; g = +-0 gives the zero of the
 // sign IEEE gives g f'(x).
-template <int kForm, class D, class V = hn::Vec<D>>
+template <common::Form kForm, class D, class V = hn::Vec<D>>
 HWY_INLINE V GeluF64Backward(D d, V g, V x) {
   V f_lo, f_s;
   V f_hi = F64Form<kForm>::template Eval<true>(d, x, f_lo, f_s);

@@ -22,7 +22,7 @@ namespace hn = hwy::HWY_NAMESPACE;
 // The last partial vector goes through zero-padded stack copies of one vector (PaddedLanes, src/cpu/padding-inl.h).
 // A plain loop, not ForEachVector: GCC does not inline this large a body into its lambda, and a call per vector
 // would cost more than the storage loops' short bodies pay.
-template <int kForm>
+template <common::Form kForm>
 void ForwardF64Loop(const double* x, double* y, size_t n) {
   const hn::ScalableTag<double> d;
   const size_t N = hn::Lanes(d);
@@ -36,7 +36,7 @@ void ForwardF64Loop(const double* x, double* y, size_t n) {
 }
 
 // grad_in[i] = grad_out[i] * f'(x[i]), rounded once; grad_in may equal grad_out or x.
-template <int kForm>
+template <common::Form kForm>
 void BackwardF64Loop(const double* g, const double* x, double* gi, size_t n) {
   const hn::ScalableTag<double> d;
   const size_t N = hn::Lanes(d);

@@ -144,7 +144,7 @@ unsigned char* Bytes(void* p) { return static_cast<unsigned char*>(p); }
 gelu_status BiasForward(Type io, const void* x, const void* bias, void* y, size_t rows, size_t cols,
                         gelu_approximate a) {
   if (!validate::ValidForm(a)) return GELU_INVALID_ARGUMENT;
-  const auto form = static_cast<gelu::common::Form>(a);
+  const auto form = a;
   const auto v = validate::BiasForward(gelu::common::TypeSize(io), 1, x, bias, y, rows, cols);
   if (v != validate::Verdict::kRun) return validate::Status(v);
   const size_t n = rows * cols;
@@ -165,7 +165,7 @@ constexpr size_t kColumnTile = 256;
 gelu_status BiasBackward(Type io, const void* g, const void* x, const void* bias, void* gx, void* gbias, size_t rows,
                          size_t cols, gelu_approximate a) {
   if (!validate::ValidForm(a)) return GELU_INVALID_ARGUMENT;
-  const auto form = static_cast<gelu::common::Form>(a);
+  const auto form = a;
   const auto v = validate::BiasBackward(gelu::common::TypeSize(io), 1, g, x, bias, gx, gbias, rows, cols);
   if (v != validate::Verdict::kRun) return validate::Status(v);
   const size_t n = rows * cols;
@@ -229,7 +229,7 @@ gelu_status BiasBackward(Type io, const void* g, const void* x, const void* bias
 
 gelu_status GegluForward(Type io, const void* a, const void* b, void* y, size_t n, gelu_approximate approx) {
   if (!validate::ValidForm(approx)) return GELU_INVALID_ARGUMENT;
-  const auto form = static_cast<gelu::common::Form>(approx);
+  const auto form = approx;
   const auto v = validate::GegluForward(gelu::common::TypeSize(io), 1, a, b, y, n);
   if (v != validate::Verdict::kRun) return validate::Status(v);
   const double* ftab = ForwardTable(io, form);
@@ -242,7 +242,7 @@ gelu_status GegluForward(Type io, const void* a, const void* b, void* y, size_t 
 gelu_status GegluBackward(Type io, const void* g, const void* a, const void* b, void* ga, void* gb, size_t n,
                           gelu_approximate approx) {
   if (!validate::ValidForm(approx)) return GELU_INVALID_ARGUMENT;
-  const auto form = static_cast<gelu::common::Form>(approx);
+  const auto form = approx;
   const auto v = validate::GegluBackward(gelu::common::TypeSize(io), 1, g, a, b, ga, gb, n);
   if (v != validate::Verdict::kRun) return validate::Status(v);
   const double* ftab = ForwardTable(io, form);
@@ -255,7 +255,7 @@ gelu_status GegluBackward(Type io, const void* g, const void* a, const void* b, 
 
 gelu_status GegluRowsForward(Type io, const void* x, void* y, size_t rows, size_t cols, gelu_approximate approx) {
   if (!validate::ValidForm(approx)) return GELU_INVALID_ARGUMENT;
-  const auto form = static_cast<gelu::common::Form>(approx);
+  const auto form = approx;
   const size_t size = gelu::common::TypeSize(io);
   const auto v = validate::GegluRowsForward(size, 1, x, y, rows, cols);
   if (v != validate::Verdict::kRun) return validate::Status(v);
@@ -271,7 +271,7 @@ gelu_status GegluRowsForward(Type io, const void* x, void* y, size_t rows, size_
 gelu_status GegluRowsBackward(Type io, const void* g, const void* x, void* gx, size_t rows, size_t cols,
                               gelu_approximate approx) {
   if (!validate::ValidForm(approx)) return GELU_INVALID_ARGUMENT;
-  const auto form = static_cast<gelu::common::Form>(approx);
+  const auto form = approx;
   const size_t size = gelu::common::TypeSize(io);
   const auto v = validate::GegluRowsBackward(size, 1, g, x, gx, rows, cols);
   if (v != validate::Verdict::kRun) return validate::Status(v);

@@ -48,14 +48,14 @@ HWY_INLINE hn::Vec<DF> DemoteToF32(DF df, VD v) {
 // are the table's. (The derivative core tables' rows 8 and 9, which CoreF32 applies as constants, are not copied.)
 // kCoreAndRingRowsKind (CoreOrRingF32): 64 columns, the core table's 32 then the sigmoid ring's, whose rows past
 // its degree (a6) are 0.
-template <int kKind, int kForm, bool kDerivative>
+template <int kKind, common::Form kForm, bool kDerivative>
 struct TableSource {
   static constexpr const auto& kRows = common::TableRowsOf<kKind, kForm, kDerivative>();
   static constexpr int kNumRows = static_cast<int>(sizeof(kRows) / sizeof(kRows[0]));
   static constexpr int kColumns = common::kCoreColumns;
   static constexpr float At(int r, int j) { return kRows[r][j]; }
 };
-template <int kForm, bool kDerivative>
+template <common::Form kForm, bool kDerivative>
 struct TableSource<common::kCoreAndRingRowsKind, kForm, kDerivative> {
   using Core = TableSource<common::kCoreRowsKind, kForm, kDerivative>;
   using Ring = TableSource<common::kRingRowsKind, kForm, kDerivative>;
@@ -74,7 +74,7 @@ struct TableSource<common::kCoreAndRingRowsKind, kForm, kDerivative> {
     return j < common::kCoreColumns ? Core::At(r, j) : r < Ring::kNumRows ? Ring::At(r, j - common::kCoreColumns) : 0.0f;
   }
 };
-template <int kKind, int kForm, bool kDerivative, int kNumRows>
+template <int kKind, common::Form kForm, bool kDerivative, int kNumRows>
 struct ColumnMajorTable {
   using Source = TableSource<kKind, kForm, kDerivative>;
   static_assert(kNumRows <= Source::kNumRows, "rows the table has");
@@ -99,7 +99,7 @@ struct ColumnMajorTable {
 // 64-bit pairs): 4 loads and 8 shuffles per 4 rows. A row at a time through TBL/TBX needs the row's 32 entries in 8
 // registers: 64 registers for the core's 8 rows, more than NEON's 32, so GCC reloads them on every vector
 // (docs/BENCHMARKS.md, "Arm").
-template <int kKind, int kForm, bool kDerivative, int N>
+template <int kKind, common::Form kForm, bool kDerivative, int N>
 HWY_INLINE void ColumnsOf4(hn::Vec<hn::Full128<int32_t>> column, hn::Vec<hn::Full128<float>> (&out)[N]) {
   using Table = ColumnMajorTable<kKind, kForm, kDerivative, N>;
   const uint32x4_t columns = vreinterpretq_u32_s32(column.raw);
@@ -130,7 +130,7 @@ HWY_INLINE void ColumnsOf4(hn::Vec<hn::Full128<int32_t>> column, hn::Vec<hn::Ful
 // vinsertf128 of the second entry: it runs on any vector ALU pipe, the insert on the shuffle pipes the transpose
 // keeps busy. A 32-entry lookup a row at a time (gathers, or permutes and blends) costs more than this transposed
 // read; the measurements are in docs/EXPERIMENTS.md ("AVX2").
-template <int kKind, int kForm, bool kDerivative, int N>
+template <int kKind, common::Form kForm, bool kDerivative, int N>
 HWY_INLINE void ColumnsOf8(hn::Vec<hn::Full256<int32_t>> column, hn::Vec<hn::Full256<float>> (&out)[N]) {
   using Table = ColumnMajorTable<kKind, kForm, kDerivative, N>;
   // Byte offsets of the columns' 16-byte entries, unsigned (no sign extension), moved to general registers two
@@ -262,7 +262,7 @@ struct HwyOps {
   // compiler computes once. Chosen over a gather per row on llvm-mca's models, which disagree: faster on V2, slower
   // on N2 (docs/BENCHMARKS.md, "Arm"; the figures in docs/EXPERIMENTS.md).
   static constexpr bool kRowsWhereUsed = true;
-  template <int kKind, int kForm, bool kDerivative, int N>
+  template <int kKind, common::Form kForm, bool kDerivative, int N>
   struct RowsTransposed {
     const hn::Vec<DI>* column;  // a named value of the caller's, alive while this is used (RowsAt)
     template <class I>
@@ -281,7 +281,7 @@ struct HwyOps {
       return svreinterpret_f32_f64(k % 4 < 2 ? svtrn1_f64(p01, p23) : svtrn2_f64(p01, p23));
     }
   };
-  template <int kKind, int kForm, bool kDerivative, int N>
+  template <int kKind, common::Form kForm, bool kDerivative, int N>
   HWY_INLINE RowsTransposed<kKind, kForm, kDerivative, N> RowsWhereUsed(const hn::Vec<DI>& column) const {
     return {&column};
   }
@@ -290,7 +290,7 @@ struct HwyOps {
   // vectors are sizeless and cannot be held in an array. A row is one gather of each lane's entry (LD1W with 32-bit
   // indices); a TBL over the row's 32 entries would take 32 / lanes registers and as many lookups below 1024 bits.
   static constexpr bool kRowsWhereUsed = true;
-  template <int kKind, int kForm, bool kDerivative>
+  template <int kKind, common::Form kForm, bool kDerivative>
   struct RowsGathered {
     D d;
     const hn::Vec<DI>* column;  // a named value of the caller's, alive while this is used (RowsAt)
@@ -299,7 +299,7 @@ struct HwyOps {
       return hn::GatherIndex(d, common::TableRowsOf<kKind, kForm, kDerivative>()[I::value], *column);
     }
   };
-  template <int kKind, int kForm, bool kDerivative, int N>
+  template <int kKind, common::Form kForm, bool kDerivative, int N>
   HWY_INLINE RowsGathered<kKind, kForm, kDerivative> RowsWhereUsed(const hn::Vec<DI>& column) const {
     return {d, &column};
   }
@@ -313,7 +313,7 @@ struct HwyOps {
   // a TBX over four registers each, its table reloaded per vector. Only the float-core targets
   // (float_core_targets.h) instantiate it. (VOut is V: a parameter, so that the array type is formed only where
   // Rows is instantiated; SVE's sizeless vectors cannot be array elements.)
-  template <int kKind, int kForm, bool kDerivative, int N, class VOut>
+  template <int kKind, common::Form kForm, bool kDerivative, int N, class VOut>
   HWY_INLINE void Rows(hn::Vec<DI> column, VOut (&out)[N]) const {
     static_assert(cpu::RunsFloatCore(HWY_TARGET) && hn::MaxLanes(D()) * sizeof(float) == HWY_MAX_BYTES,
                   "the float core's full float vectors");

@@ -178,15 +178,15 @@ __global__ void __launch_bounds__(kThreads, kMinBlocks) GeluKernel(const Params<
 __device__ __align__(16) uint16_t g_bf16_forward[common::kNumForms][Bf16Range::kEntries];
 __device__ __align__(16) uint16_t g_f16_forward[common::kNumForms][F16Range::kEntries];
 
-template <int Form>
+template <common::Form kForm>
 __device__ void InitTablesForm(int i) {
   if (i < Bf16Range::kEntries) {
     const uint16_t in[1] = {Bf16Range::Value(i)};
-    g_bf16_forward[Form][i] = ForwardBf16Op<Form>::Apply(in);
+    g_bf16_forward[kForm][i] = ForwardBf16Op<kForm>::Apply(in);
   }
   if (i < F16Range::kEntries) {
     const uint16_t in[1] = {F16Range::Value(i)};
-    g_f16_forward[Form][i] = ForwardF16Op<Form>::Apply(in);
+    g_f16_forward[kForm][i] = ForwardF16Op<kForm>::Apply(in);
   }
 }
 
@@ -207,16 +207,16 @@ __device__ __forceinline__ void CopyToShared(const Entry* table, uint4* shared) 
   }
 }
 
-template <class Format, class Range, int Form>
+template <class Format, class Range, common::Form kForm>
 struct ForwardHalfTable {
   using T = uint16_t;
   static constexpr int kInputs = 1;
   static constexpr size_t kSharedBytes = Range::kEntries * sizeof(uint16_t);
   __device__ __forceinline__ static const uint16_t* Global() {
     if constexpr (std::is_same_v<Format, common::Bf16>) {
-      return g_bf16_forward[Form];
+      return g_bf16_forward[kForm];
     } else {
-      return g_f16_forward[Form];
+      return g_f16_forward[kForm];
     }
   }
   __device__ __forceinline__ static void Prepare(uint4* shared) {
@@ -225,12 +225,12 @@ struct ForwardHalfTable {
   __device__ __forceinline__ static T Apply(const T (&in)[1], const uint4* shared) {
     const int index = Range::Index(in[0]);
     if (index >= 0) return reinterpret_cast<const uint16_t*>(shared)[index];
-    return ForwardHalfOp<Format, Form>::Apply(in);
+    return ForwardHalfOp<Format, kForm>::Apply(in);
   }
 };
 
-template <int Form> using ForwardBf16Table = ForwardHalfTable<common::Bf16, Bf16Range, Form>;
-template <int Form> using ForwardF16Table = ForwardHalfTable<common::F16, F16Range, Form>;
+template <common::Form kForm> using ForwardBf16Table = ForwardHalfTable<common::Bf16, Bf16Range, kForm>;
+template <common::Form kForm> using ForwardF16Table = ForwardHalfTable<common::F16, F16Range, kForm>;
 
 // ---------------------------------------------------------------------------------------------------------
 // Host side: errors, launch geometry (argument checks: src/common/validate.h).
@@ -402,11 +402,11 @@ gelu_status Launch(int device, const typename Op::T* const (&in)[Op::kInputs], t
 }
 
 // A placeholder for "no table variant".
-template <int Form>
+template <common::Form kForm>
 struct NoTable {};
 
 // Validates, then picks the instantiation for `approximate` (and the table variant where one exists).
-template <template <int> class Op, template <int> class TableOp = NoTable, class T, int kInputs>
+template <template <common::Form> class Op, template <common::Form> class TableOp = NoTable, class T, int kInputs>
 gelu_status Run(const T* const (&in)[kInputs], T* out, size_t n, gelu_approximate approximate, void* stream) {
   static_assert(kInputs == 1 || kInputs == 2, "forward: {x}; backward: {grad_out, x}");
   if (!validate::ValidForm(approximate)) return GELU_INVALID_ARGUMENT;
@@ -415,19 +415,19 @@ gelu_status Run(const T* const (&in)[kInputs], T* out, size_t n, gelu_approximat
   if (v != validate::Verdict::kRun) return validate::Status(v);
   int device = 0;
   if (const cudaError_t err = cudaGetDevice(&device); err != cudaSuccess) return CudaFailure("cudaGetDevice", err);
-  constexpr bool kHasTable = !std::is_same_v<TableOp<0>, NoTable<0>>;
+  constexpr bool kHasTable = !std::is_same_v<TableOp<common::kNone>, NoTable<common::kNone>>;
   if constexpr (kHasTable) {
     bool tables = false;
     if (n >= kTableMinElements && TablesEnabled()) {
       if (const gelu_status s = EnsureTables(device, &tables); s != GELU_OK) return s;
     }
     if (tables) {
-      return common::VisitForm(static_cast<common::Form>(approximate), [&](auto k) {
+      return common::VisitForm(approximate, [&](auto k) {
         return Launch<TableOp<decltype(k)::value>>(device, in, out, n, stream);
       });
     }
   }
-  return common::VisitForm(static_cast<common::Form>(approximate), [&](auto k) {
+  return common::VisitForm(approximate, [&](auto k) {
     return Launch<Direct<Op<decltype(k)::value>>>(device, in, out, n, stream);
   });
 }

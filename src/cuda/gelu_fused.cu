@@ -72,19 +72,19 @@ __device__ __forceinline__ size_t ThreadIndex() {
 }
 __device__ __forceinline__ size_t GridStride() { return static_cast<size_t>(gridDim.x) * blockDim.x; }
 
-template <class Format, int Form>
+template <class Format, common::Form kForm>
 __global__ void __launch_bounds__(kThreads) BiasForwardKernel(const typename Storage<Format>::T* x,
                                                               const typename Storage<Format>::T* bias,
                                                               typename Storage<Format>::T* y, size_t n, size_t cols) {
   const size_t stride = GridStride();
   Walker w(ThreadIndex(), stride, cols);
   for (size_t i = ThreadIndex(); i < n; i += stride, w.Advance()) {
-    y[i] = BiasForwardElement<Format>(x[i], bias[w.c], Form);
+    y[i] = BiasForwardElement<Format>(x[i], bias[w.c], kForm);
   }
 }
 
 // Row block blockIdx.y; columns grid-stride over x.
-template <class Format, int Form>
+template <class Format, common::Form kForm>
 __global__ void __launch_bounds__(kThreads) BiasBackwardBlocks(const typename Storage<Format>::T* g,
                                                                const typename Storage<Format>::T* x,
                                                                const typename Storage<Format>::T* bias,
@@ -97,7 +97,7 @@ __global__ void __launch_bounds__(kThreads) BiasBackwardBlocks(const typename St
     double sum = 0.0;
     for (size_t r = r0; r < r1; ++r) {
       const size_t i = r * cols + c;
-      sum += BiasBackwardElement<Format>(g[i], x[i], bc, Form, &grad_x[i]);
+      sum += BiasBackwardElement<Format>(g[i], x[i], bc, kForm, &grad_x[i]);
     }
     partial[b * cols + c] = sum;
   }
@@ -114,7 +114,7 @@ __global__ void __launch_bounds__(kThreads) BiasBackwardReduce(const double* par
 }
 
 // GEGLU over rows x cols with row strides (in elements): y[r][c] = f(a[r][c]) * b[r][c].
-template <class Format, int Form>
+template <class Format, common::Form kForm>
 __global__ void __launch_bounds__(kThreads) GegluForwardKernel(const typename Storage<Format>::T* a, size_t lda,
                                                                const typename Storage<Format>::T* b, size_t ldb,
                                                                typename Storage<Format>::T* y, size_t ldy, size_t n,
@@ -122,11 +122,11 @@ __global__ void __launch_bounds__(kThreads) GegluForwardKernel(const typename St
   const size_t stride = GridStride();
   Walker w(ThreadIndex(), stride, cols);
   for (size_t i = ThreadIndex(); i < n; i += stride, w.Advance()) {
-    y[w.r * ldy + w.c] = GegluForwardElement<Format>(a[w.r * lda + w.c], b[w.r * ldb + w.c], Form);
+    y[w.r * ldy + w.c] = GegluForwardElement<Format>(a[w.r * lda + w.c], b[w.r * ldb + w.c], kForm);
   }
 }
 
-template <class Format, int Form>
+template <class Format, common::Form kForm>
 __global__ void __launch_bounds__(kThreads) GegluBackwardKernel(
     const typename Storage<Format>::T* g, size_t ldg, const typename Storage<Format>::T* a, size_t lda,
     const typename Storage<Format>::T* b, size_t ldb, typename Storage<Format>::T* ga, size_t ldga,
@@ -138,7 +138,7 @@ __global__ void __launch_bounds__(kThreads) GegluBackwardKernel(
     // Every input is read before either output is written: outputs may alias inputs exactly.
     const T gv = g[w.r * ldg + w.c], av = a[w.r * lda + w.c], bv = b[w.r * ldb + w.c];
     T outa, outb;
-    GegluBackwardElement<Format>(gv, av, bv, Form, &outa, &outb);
+    GegluBackwardElement<Format>(gv, av, bv, kForm, &outa, &outb);
     ga[w.r * ldga + w.c] = outa;
     gb[w.r * ldgb + w.c] = outb;
   }
@@ -148,7 +148,7 @@ __global__ void __launch_bounds__(kThreads) GegluBackwardKernel(
 
 // Bias forward over vectors: cols is a multiple of the lanes, so a vector lies in one row and its bias is the
 // vector at column-vector w.c of bias.
-template <class Format, int Form>
+template <class Format, common::Form kForm>
 __global__ void __launch_bounds__(kThreads) BiasForwardVectors(const typename Storage<Format>::T* x,
                                                                const typename Storage<Format>::T* bias,
                                                                typename Storage<Format>::T* y, size_t vectors,
@@ -164,14 +164,14 @@ __global__ void __launch_bounds__(kThreads) BiasForwardVectors(const typename St
     a.bits = __ldcs(xv + v);
     b.bits = __ldg(bv + w.c);
 #pragma unroll
-    for (int l = 0; l < V::kLanes; ++l) r.lanes[l] = BiasForwardElement<Format>(a.lanes[l], b.lanes[l], Form);
+    for (int l = 0; l < V::kLanes; ++l) r.lanes[l] = BiasForwardElement<Format>(a.lanes[l], b.lanes[l], kForm);
     __stcs(yv + v, r.bits);
   }
 }
 
 // Bias backward, row block blockIdx.y, one column vector (kLanes columns, kLanes sums) per thread and step: each
 // column's products are summed in row order from +0, as the scalar kernel does.
-template <class Format, int Form>
+template <class Format, common::Form kForm>
 __global__ void __launch_bounds__(kThreads) BiasBackwardBlockVectors(const typename Storage<Format>::T* g,
                                                                      const typename Storage<Format>::T* x,
                                                                      const typename Storage<Format>::T* bias,
@@ -198,7 +198,7 @@ __global__ void __launch_bounds__(kThreads) BiasBackwardBlockVectors(const typen
       xi.bits = __ldcs(xv + i);
 #pragma unroll
       for (int l = 0; l < V::kLanes; ++l) {
-        sum[l] += BiasBackwardElement<Format>(gi.lanes[l], xi.lanes[l], bc.lanes[l], Form, &out.lanes[l]);
+        sum[l] += BiasBackwardElement<Format>(gi.lanes[l], xi.lanes[l], bc.lanes[l], kForm, &out.lanes[l]);
       }
       __stcs(outv + i, out.bits);
     }
@@ -208,7 +208,7 @@ __global__ void __launch_bounds__(kThreads) BiasBackwardBlockVectors(const typen
 }
 
 // GEGLU forward over n contiguous elements: whole vectors, then the last n % kLanes one by one.
-template <class Format, int Form>
+template <class Format, common::Form kForm>
 __global__ void __launch_bounds__(kThreads) GegluForwardVectors(const typename Storage<Format>::T* a,
                                                                 const typename Storage<Format>::T* b,
                                                                 typename Storage<Format>::T* y, size_t n) {
@@ -219,17 +219,17 @@ __global__ void __launch_bounds__(kThreads) GegluForwardVectors(const typename S
     av.bits = __ldcs(reinterpret_cast<const uint4*>(a) + v);
     bv.bits = __ldcs(reinterpret_cast<const uint4*>(b) + v);
 #pragma unroll
-    for (int l = 0; l < V::kLanes; ++l) r.lanes[l] = GegluForwardElement<Format>(av.lanes[l], bv.lanes[l], Form);
+    for (int l = 0; l < V::kLanes; ++l) r.lanes[l] = GegluForwardElement<Format>(av.lanes[l], bv.lanes[l], kForm);
     __stcs(reinterpret_cast<uint4*>(y) + v, r.bits);
   }
   for (size_t i = vectors * V::kLanes + ThreadIndex(); i < n; i += stride) {
-    y[i] = GegluForwardElement<Format>(a[i], b[i], Form);
+    y[i] = GegluForwardElement<Format>(a[i], b[i], kForm);
   }
 }
 
 // GEGLU backward over n contiguous elements; a vector's inputs are all read before its outputs are written
 // (outputs may alias inputs exactly).
-template <class Format, int Form>
+template <class Format, common::Form kForm>
 __global__ void __launch_bounds__(kThreads) GegluBackwardVectors(
     const typename Storage<Format>::T* g, const typename Storage<Format>::T* a, const typename Storage<Format>::T* b,
     typename Storage<Format>::T* ga, typename Storage<Format>::T* gb, size_t n) {
@@ -243,7 +243,7 @@ __global__ void __launch_bounds__(kThreads) GegluBackwardVectors(
     bv.bits = __ldcs(reinterpret_cast<const uint4*>(b) + v);
 #pragma unroll
     for (int l = 0; l < V::kLanes; ++l) {
-      GegluBackwardElement<Format>(gv.lanes[l], av.lanes[l], bv.lanes[l], Form, &outa.lanes[l], &outb.lanes[l]);
+      GegluBackwardElement<Format>(gv.lanes[l], av.lanes[l], bv.lanes[l], kForm, &outa.lanes[l], &outb.lanes[l]);
     }
     __stcs(reinterpret_cast<uint4*>(ga) + v, outa.bits);
     __stcs(reinterpret_cast<uint4*>(gb) + v, outb.bits);
@@ -251,7 +251,7 @@ __global__ void __launch_bounds__(kThreads) GegluBackwardVectors(
   for (size_t i = vectors * V::kLanes + ThreadIndex(); i < n; i += stride) {
     const T gi = g[i], ai = a[i], bi = b[i];
     T outa, outb;
-    GegluBackwardElement<Format>(gi, ai, bi, Form, &outa, &outb);
+    GegluBackwardElement<Format>(gi, ai, bi, kForm, &outa, &outb);
     ga[i] = outa;
     gb[i] = outb;
   }
@@ -272,7 +272,7 @@ gelu_status Blocks(size_t n, unsigned* blocks) {
 // Calls f(k) for a valid `a`, k a common::FormConstant (src/common/functions.h).
 template <class F>
 gelu_status WithForm(gelu_approximate a, const F& f) {
-  return common::VisitForm(static_cast<common::Form>(a), f);
+  return common::VisitForm(a, f);
 }
 
 template <class Format>

@@ -22,17 +22,17 @@
 namespace gelu::cuda {
 
 // kInputs: 1 for forward (x), 2 for backward (grad_out, x). Apply takes the inputs in that order.
-template <int Form>
+template <common::Form kForm>
 struct ForwardF32Op {
   using T = float;
   static constexpr int kInputs = 1;
-  GELU_HD static T Apply(const T (&in)[1]) { return common::ForwardF32(in[0], Form); }
+  GELU_HD static T Apply(const T (&in)[1]) { return common::ForwardF32(in[0], kForm); }
 };
-template <int Form>
+template <common::Form kForm>
 struct BackwardF32Op {
   using T = float;
   static constexpr int kInputs = 2;
-  GELU_HD static T Apply(const T (&in)[2]) { return common::BackwardF32(in[0], in[1], Form); }
+  GELU_HD static T Apply(const T (&in)[2]) { return common::BackwardF32(in[0], in[1], kForm); }
 };
 
 // The double path of a 16-bit element, called rather than inlined: the elementwise kernel unrolls its element
@@ -44,37 +44,37 @@ struct BackwardF32Op {
 #define GELU_OPS_NOINLINE __attribute__((noinline))
 #endif
 template <class Format>
-GELU_HD GELU_OPS_NOINLINE uint16_t ForwardHalfDoublePath(uint16_t x, int form) {
+GELU_HD GELU_OPS_NOINLINE uint16_t ForwardHalfDoublePath(uint16_t x, common::Form form) {
   return common::ForwardHalf<Format>(x, form);
 }
 template <class Format>
-GELU_HD GELU_OPS_NOINLINE uint16_t BackwardHalfDoublePath(uint16_t grad_out, uint16_t x, int form) {
+GELU_HD GELU_OPS_NOINLINE uint16_t BackwardHalfDoublePath(uint16_t grad_out, uint16_t x, common::Form form) {
   return common::BackwardHalf<Format>(grad_out, x, form);
 }
 
-template <class Format, int Form>
+template <class Format, common::Form kForm>
 struct ForwardHalfOp {
   using T = uint16_t;
   static constexpr int kInputs = 1;
   GELU_HD static T Apply(const T (&in)[1]) {
-    const float y = common::ForwardF32(Format::ToFloat(in[0]), Form);
-    return Format::NearMidpoint(y) ? ForwardHalfDoublePath<Format>(in[0], Form) : Format::FromFloat(y);
+    const float y = common::ForwardF32(Format::ToFloat(in[0]), kForm);
+    return Format::NearMidpoint(y) ? ForwardHalfDoublePath<Format>(in[0], kForm) : Format::FromFloat(y);
   }
 };
-template <class Format, int Form>
+template <class Format, common::Form kForm>
 struct BackwardHalfOp {
   using T = uint16_t;
   static constexpr int kInputs = 2;
   GELU_HD static T Apply(const T (&in)[2]) {
-    const float y = common::BackwardF32(Format::ToFloat(in[0]), Format::ToFloat(in[1]), Form);
-    return Format::NearMidpoint(y) ? BackwardHalfDoublePath<Format>(in[0], in[1], Form) : Format::FromFloat(y);
+    const float y = common::BackwardF32(Format::ToFloat(in[0]), Format::ToFloat(in[1]), kForm);
+    return Format::NearMidpoint(y) ? BackwardHalfDoublePath<Format>(in[0], in[1], kForm) : Format::FromFloat(y);
   }
 };
 
-template <int Form> using ForwardBf16Op = ForwardHalfOp<common::Bf16, Form>;
-template <int Form> using BackwardBf16Op = BackwardHalfOp<common::Bf16, Form>;
-template <int Form> using ForwardF16Op = ForwardHalfOp<common::F16, Form>;
-template <int Form> using BackwardF16Op = BackwardHalfOp<common::F16, Form>;
+template <common::Form kForm> using ForwardBf16Op = ForwardHalfOp<common::Bf16, kForm>;
+template <common::Form kForm> using BackwardBf16Op = BackwardHalfOp<common::Bf16, kForm>;
+template <common::Form kForm> using ForwardF16Op = ForwardHalfOp<common::F16, kForm>;
+template <common::Form kForm> using BackwardF16Op = BackwardHalfOp<common::F16, kForm>;
 
 // ---- Fused operations (src/cuda/gelu_fused.cu), per element, as the CPU library computes them on its float-core
 // targets (src/cpu/storage_paths-inl.h: the float path): results from the float core (ForwardF32, BackwardF32)
@@ -94,7 +94,7 @@ template <> struct Storage<F32Format> { using T = float; static constexpr bool k
 // f(x) or f'(x) in double for an output of type Format; half outputs get half.h's corrections, as the CPU's
 // FormForOutput applies it (TinyForwardNudge).
 template <class Format>
-GELU_HD double GeluForOutput(float x, int form, bool derivative) {
+GELU_HD double GeluForOutput(float x, common::Form form, bool derivative) {
   const double v = common::DoublePathScalar(x, form, derivative);
   if constexpr (!Storage<Format>::kHalf) {
     return v;
@@ -110,7 +110,7 @@ GELU_HD float BiasSum(T x, T bias) {
   return Format::ToFloat(x) + Format::ToFloat(bias);
 }
 template <class Format, class T>
-GELU_HD T BiasForwardElement(T x, T bias, int form) {
+GELU_HD T BiasForwardElement(T x, T bias, common::Form form) {
   const float h = BiasSum<Format>(x, bias);
   const float y = common::ForwardF32(h, form);
   if (Format::NearMidpoint(y)) return Format::FromDouble(GeluForOutput<Format>(h, form, false));
@@ -119,7 +119,7 @@ GELU_HD T BiasForwardElement(T x, T bias, int form) {
 // Writes grad_x and returns the term grad_bias sums (in double, over rows): the float core's grad_out * f'(h),
 // which is also grad_x (rounded to a 16-bit type, or the double product rounded once near a midpoint).
 template <class Format, class T>
-GELU_HD double BiasBackwardElement(T grad_out, T x, T bias, int form, T* grad_x) {
+GELU_HD double BiasBackwardElement(T grad_out, T x, T bias, common::Form form, T* grad_x) {
   const float h = BiasSum<Format>(x, bias), g = Format::ToFloat(grad_out);
   const float product = common::BackwardF32(g, h, form);
   *grad_x = Format::NearMidpoint(product)
@@ -129,7 +129,7 @@ GELU_HD double BiasBackwardElement(T grad_out, T x, T bias, int form, T* grad_x)
 }
 // y = f(a) * b: the float core's f(a) times b in float; near a 16-bit midpoint the product in double, rounded once.
 template <class Format, class T>
-GELU_HD T GegluForwardElement(T a, T b, int form) {
+GELU_HD T GegluForwardElement(T a, T b, common::Form form) {
   const float af = Format::ToFloat(a), bf = Format::ToFloat(b);
   const float y = common::ForwardF32(af, form) * bf;
   if (Format::NearMidpoint(y)) {
@@ -142,7 +142,7 @@ GELU_HD T GegluForwardElement(T a, T b, int form) {
 // result is near a midpoint, both come from the double path as the CPU's vectors have them: g * b exact in
 // double, each result rounded once.
 template <class Format, class T>
-GELU_HD void GegluBackwardElement(T g, T a, T b, int form, T* grad_a, T* grad_b) {
+GELU_HD void GegluBackwardElement(T g, T a, T b, common::Form form, T* grad_a, T* grad_b) {
   const float af = Format::ToFloat(a), gf = Format::ToFloat(g), bf = Format::ToFloat(b);
   const float m = gf * bf;
   if (m >= -0x1.fffffep127f && m <= 0x1.fffffep127f) {

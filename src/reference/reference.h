@@ -31,17 +31,17 @@ inline constexpr double kSigmoidScale = 1.702;                 // the sigmoid fo
 // (one case per form: -Werror=switch refuses a form without its own).
 inline double SigmoidArgument(double x, Form form) {
   switch (form) {
-    case Form::kTanh: return 2.0 * kSqrt2OverPi * (x + kTanhCubic * x * x * x);
-    case Form::kSigmoid: return kSigmoidScale * x;
-    case Form::kNone: break;
+    case common::kTanh: return 2.0 * kSqrt2OverPi * (x + kTanhCubic * x * x * x);
+    case common::kSigmoid: return kSigmoidScale * x;
+    case common::kNone: break;
   }
   return std::numeric_limits<double>::quiet_NaN();
 }
 inline double SigmoidArgumentSlope(double x, Form form) {
   switch (form) {
-    case Form::kTanh: return 2.0 * kSqrt2OverPi * (1.0 + 3.0 * kTanhCubic * x * x);
-    case Form::kSigmoid: return kSigmoidScale;
-    case Form::kNone: break;
+    case common::kTanh: return 2.0 * kSqrt2OverPi * (1.0 + 3.0 * kTanhCubic * x * x);
+    case common::kSigmoid: return kSigmoidScale;
+    case common::kNone: break;
   }
   return std::numeric_limits<double>::quiet_NaN();
 }
@@ -50,7 +50,7 @@ inline double SigmoidArgumentSlope(double x, Form form) {
 inline double Forward(double x, Form form) {
   if (std::isnan(x)) return x;
   if (std::isinf(x)) return x > 0 ? x : -0.0;
-  if (form == Form::kNone) return 0.5 * x * std::erfc(-x * kSqrt1_2);
+  if (form == common::kNone) return 0.5 * x * std::erfc(-x * kSqrt1_2);
   const double z = SigmoidArgument(x, form);
   const double e = std::exp(-std::fabs(z));  // in (0, 1]: never overflows
   const double r = 1.0 / (1.0 + e);
@@ -69,7 +69,7 @@ inline double SignedNegativeTail(double x, double derivative) {
 inline double Derivative(double x, Form form) {
   if (std::isnan(x)) return x;
   if (std::isinf(x)) return x > 0 ? 1.0 : 0.0;
-  if (form == Form::kNone) {
+  if (form == common::kNone) {
     // Phi(x) + x*phi(x); exp(-x^2/2) underflows to 0 exactly where x*phi(x) is negligible.
     return SignedNegativeTail(x, 0.5 * std::erfc(-x * kSqrt1_2) + x * kInvSqrt2Pi * std::exp(-0.5 * x * x));
   }
@@ -91,7 +91,7 @@ struct ValueAndDerivative {
 inline ValueAndDerivative ForwardAndDerivative(double x, Form form) {
   if (std::isnan(x)) return {x, x};
   if (std::isinf(x)) return x > 0 ? ValueAndDerivative{x, 1.0} : ValueAndDerivative{-0.0, 0.0};
-  if (form == Form::kNone) {
+  if (form == common::kNone) {
     const double erfc = std::erfc(-x * kSqrt1_2);
     return {0.5 * x * erfc, SignedNegativeTail(x, 0.5 * erfc + x * kInvSqrt2Pi * std::exp(-0.5 * x * x))};
   }

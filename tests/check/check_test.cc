@@ -82,7 +82,7 @@ TEST_F(Check, LibraryMeetsItsFloat32ClaimsThroughTheChecker) {
 
 TEST_F(Check, LibraryIsCorrectlyRoundedIn16BitThroughTheChecker) {
   for (const char* type : {"bf16", "f16"}) {
-    for (const gelu_approximate approximate : gelu::common::kApproximations) {
+    for (const gelu_approximate approximate : gelu::common::kForms) {
       const std::string form = FormName(approximate);
       for (const char* dir : {"forward", "backward"}) {
         const std::string sym = std::string("gelu_") + dir + "_" + type + "_" + form;

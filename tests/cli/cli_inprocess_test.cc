@@ -137,7 +137,7 @@ TEST(CliForms, TheApproximateOptionIsTheFunctionTable) {
     SCOPED_TRACE(names[f]);
     EXPECT_EQ(cli::AllForms()[f], a);
     EXPECT_EQ(cli::FormName(a), names[f]);
-    EXPECT_EQ(std::string(gelu::to_string(a)), names[f]) << "gelu.hpp's to_string and the table disagree";
+    EXPECT_EQ(std::string(gelu::to_string(a)), names[f]);
     for (bool all : {false, true}) EXPECT_EQ(cli::ParseForms(names[f], all), std::vector<Approximation>{a});
     // The command line takes the name and computes that form.
     const Result r = RunGelu({"eval", "--format", "csv", "-a", names[f], "0.5"});
@@ -174,6 +174,58 @@ TEST(CliForms, TheApproximateOptionIsTheFunctionTable) {
     EXPECT_GE(bad.rc, 100) << "CLI11's usage status";
     EXPECT_NE(bad.err.find("--approximate: erf not in " + braces(all_ok ? with_all : names)), std::string::npos)
         << bad.err;
+    EXPECT_EQ(bad.out, "");
+  }
+}
+
+// `gelu eval --list-forms`: every form of the table once, with the value the C API takes for its name (so that a
+// script can pass it through ctypes) and its formula; in each format; and no numbers beside it.
+TEST(CliForms, ListFormsGivesEachFormItsCApiValue) {
+  namespace common = gelu::common;
+  const Result csv = RunGelu({"eval", "--list-forms", "--format", "csv"});
+  ASSERT_EQ(csv.rc, 0) << csv.err;
+  std::vector<std::string> lines;
+  for (size_t pos = 0, end; (end = csv.out.find('\n', pos)) != std::string::npos; pos = end + 1) {
+    lines.push_back(csv.out.substr(pos, end - pos));
+  }
+  ASSERT_EQ(lines.size(), static_cast<size_t>(common::kNumForms) + 1) << csv.out;
+  EXPECT_EQ(lines[0], "value,name,formula");
+  std::vector<int> seen;
+  for (size_t i = 1; i < lines.size(); ++i) {
+    const size_t a = lines[i].find(','), b = lines[i].find(',', a + 1);
+    ASSERT_NE(b, std::string::npos) << lines[i];
+    const int value = std::stoi(lines[i].substr(0, a));
+    const std::string name = lines[i].substr(a + 1, b - a - 1), formula = lines[i].substr(b + 1);
+    gelu_approximate parsed;
+    ASSERT_EQ(gelu_approximate_from_name(name.c_str(), &parsed), GELU_OK) << name;
+    EXPECT_EQ(static_cast<int>(parsed), value) << name;
+    ASSERT_TRUE(common::IsApproximateForm(value)) << value;
+    EXPECT_EQ(formula, common::kFormFormulas[value]) << name;
+    EXPECT_FALSE(formula.empty()) << name;
+    seen.push_back(value);
+  }
+  std::sort(seen.begin(), seen.end());
+  EXPECT_EQ(std::adjacent_find(seen.begin(), seen.end()), seen.end()) << "a form listed twice";
+
+  const Result json = RunGelu({"eval", "--list-forms", "--format", "json"});
+  ASSERT_EQ(json.rc, 0) << json.err;
+  const Result table = RunGelu({"eval", "--list-forms"});
+  ASSERT_EQ(table.rc, 0) << table.err;
+  EXPECT_EQ(std::count(table.out.begin(), table.out.end(), '\n'), common::kNumForms + 1) << table.out;
+  for (const common::Form form : common::kForms) {
+    const std::string name = gelu_approximate_name(form);
+    EXPECT_NE(json.out.find(fmt::format("{{\"value\": {}, \"name\": \"{}\", \"formula\": \"{}\"}}",
+                                        static_cast<int>(form), name, common::kFormFormulas[form])),
+              std::string::npos)
+        << json.out;
+    EXPECT_NE(table.out.find(fmt::format("{:>5}  {}", static_cast<int>(form), name)), std::string::npos) << table.out;
+  }
+
+  for (const std::vector<std::string>& args : std::vector<std::vector<std::string>>{
+           {"eval", "--list-forms", "1"}, {"eval", "--list-forms", "--grad"}, {"eval", "--list-forms", "-a", "tanh"}}) {
+    const Result bad = RunGelu(args);
+    EXPECT_GE(bad.rc, 100) << "CLI11's usage status: " << args.back();
+    EXPECT_NE(bad.err.find("excludes --list-forms"), std::string::npos) << bad.err;
     EXPECT_EQ(bad.out, "");
   }
 }

@@ -157,7 +157,7 @@ gelu::reference::Form Form(const std::string& s) {
     if (s == gelu::common::kFormNames[f]) return static_cast<gelu::reference::Form>(f);
   }
   ADD_FAILURE() << "'" << s << "' is no form of the function table";
-  return gelu::reference::Form::kNone;
+  return gelu::common::kNone;
 }
 
 // ---------------------------------------------------------------------------------------------- eval

@@ -6,7 +6,7 @@
 namespace gelu::cuda_test {
 
 std::string Function::Name() const {
-  return std::string(backward ? "backward_" : "forward_") + TypeName(type) + "/" + FormName(form);
+  return std::string(backward ? "backward_" : "forward_") + TypeSuffix(type) + "/" + FormName(form);
 }
 std::string Function::TestName() const {
   std::string s = Name();

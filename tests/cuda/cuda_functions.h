@@ -18,14 +18,13 @@ namespace gelu::cuda_test {
 // The storage types the GPU offers: float32, bfloat16, float16 (common::Type, gelu.h's gelu_dtype; no float64).
 using common::Type;
 using common::TypeSize;
-// The C API's suffix of a type's entry points ("f32", "bf16", "f16").
-inline const char* TypeName(Type t) { return t == common::kF32 ? "f32" : t == common::kBf16 ? "bf16" : "f16"; }
-inline const char* FormName(int form) { return common::kFormNames[form]; }
+using common::TypeSuffix;  // the C API's suffix of a type's entry points ("f32", "bf16", "f16")
+inline const char* FormName(common::Form form) { return common::kFormNames[form]; }
 
 struct Function {
   Type type;
   bool backward;
-  int form;  // gelu_approximate
+  common::Form form;
   std::string Name() const;
   // Name() as a GoogleTest parameter name, which may not contain '/'.
   std::string TestName() const;

@@ -17,7 +17,7 @@
 
 namespace gelu::cuda_test {
 
-Report CheckFusedOnDevice(Type t, FusedOp op, int form) {
+Report CheckFusedOnDevice(Type t, FusedOp op, common::Form form) {
   Report r;
   const size_t es = TypeSize(t), guard = 16;
   constexpr int kStale = 0x5A;
@@ -44,7 +44,7 @@ Report CheckFusedOnDevice(Type t, FusedOp op, int form) {
     HostBuffer got[2] = {HostBuffer((out_n[0] + guard) * es), HostBuffer((out_n[1] + guard) * es)};
     const std::vector<char>* inputs[3] = {&host.g, &host.x, &host.b};
     for (int k = 0; k < 3; ++k) std::memcpy(h_in[k].p, inputs[k]->data(), in_n[k] * es);
-    const std::string what = std::string(FusedName(op)) + "_" + TypeName(t) + "/" + FormName(form) + " " +
+    const std::string what = std::string(FusedName(op)) + "_" + TypeSuffix(t) + "/" + FormName(form) + " " +
                              std::to_string(rows) + "x" + std::to_string(cols);
     const auto enqueue = [&] {
       for (int k = 0; k < 3; ++k) {

@@ -16,7 +16,7 @@ namespace gelu::cuda_test {
 // Transfers are ordered on the call's stream (stream_order.h, "Stream order"). Every shape after the first runs
 // behind a closed StreamGate (the stream busy when the call is made: see CheckBusyStream); the first loads the
 // kernels.
-Report CheckFusedOnDevice(Type t, FusedOp op, int form);
+Report CheckFusedOnDevice(Type t, FusedOp op, common::Form form);
 
 }  // namespace gelu::cuda_test
 

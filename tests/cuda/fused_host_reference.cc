@@ -9,7 +9,7 @@ namespace gelu::cuda_test {
 
 // ---- Host evaluation.
 template <class Format>
-void HostFusedTyped(FusedOp op, int form, const void* gv, const void* xv, const void* bv, void* yv, void* y2v,
+void HostFusedTyped(FusedOp op, common::Form form, const void* gv, const void* xv, const void* bv, void* yv, void* y2v,
                     size_t rows, size_t cols) {
   using T = typename gelu::cuda::Storage<Format>::T;
   const T* g = static_cast<const T*>(gv);
@@ -67,7 +67,7 @@ void HostFusedTyped(FusedOp op, int form, const void* gv, const void* xv, const 
   }
 }
 
-void HostFused(Type t, FusedOp op, int form, FusedArrays* a, size_t rows, size_t cols) {
+void HostFused(Type t, FusedOp op, common::Form form, FusedArrays* a, size_t rows, size_t cols) {
   switch (t) {
     case common::kF32:
       return HostFusedTyped<gelu::cuda::F32Format>(op, form, a->g.data(), a->x.data(), a->b.data(), a->y.data(),

@@ -11,7 +11,7 @@
 
 namespace gelu::cuda_test {
 
-void HostFused(Type t, FusedOp op, int form, FusedArrays* a, size_t rows, size_t cols);
+void HostFused(Type t, FusedOp op, common::Form form, FusedArrays* a, size_t rows, size_t cols);
 
 }  // namespace gelu::cuda_test
 

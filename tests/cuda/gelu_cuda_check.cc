@@ -96,8 +96,8 @@ int main(int argc, char** argv) {
   }
   for (Type t : {gelu::common::kF32, gelu::common::kBf16, gelu::common::kF16}) {
     for (FusedOp op : AllFusedOps()) {
-      for (int form = 0; form < gelu::common::kNumForms; ++form) {
-        Run(std::string("fused ") + FusedName(op) + "_" + TypeName(t) + "/" + FormName(form), only,
+      for (const gelu::common::Form form : gelu::common::kForms) {
+        Run(std::string("fused ") + FusedName(op) + "_" + TypeSuffix(t) + "/" + FormName(form), only,
             [&] { return CheckFusedOnDevice(t, op, form); });
       }
     }

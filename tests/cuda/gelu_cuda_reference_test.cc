@@ -111,7 +111,7 @@ struct FusedParam {
   Type type;
   FusedOp op;
 };
-void PrintTo(const FusedParam& p, std::ostream* os) { *os << FusedName(p.op) << "_" << TypeName(p.type); }
+void PrintTo(const FusedParam& p, std::ostream* os) { *os << FusedName(p.op) << "_" << TypeSuffix(p.type); }
 
 class GeluCudaFusedReferenceTest : public testing::TestWithParam<FusedParam> {};
 
@@ -122,7 +122,7 @@ TEST_P(GeluCudaFusedReferenceTest, HostReferenceEqualsCpuLibrary) {
   for (const auto& [rows, cols] : std::vector<std::pair<size_t, size_t>>{
            {1, 1}, {3, 5}, {64, 7}, {65, 9}, {200, 3}, {1000, 17}, {7, 1000}, {0, 5}}) {
     if (rows == 0 && p.op != FusedOp::kBiasBackward) continue;
-    for (int form = 0; form < gelu::common::kNumForms; ++form) {
+    for (const gelu::common::Form form : gelu::common::kForms) {
       FusedArrays host, cpu;
       FusedInputs(p.type, p.op, rows, cols, ++seed, &host);
       cpu = host;
@@ -141,7 +141,7 @@ TEST_P(GeluCudaFusedReferenceTest, HostReferenceEqualsCpuLibrary) {
         for (size_t i = 0; i < m; ++i) {
           const uint32_t w = Element(p.type, want.data(), i), h = Element(p.type, got.data(), i);
           ASSERT_TRUE(SameResult(p.type, h, w))
-              << FusedName(p.op) << " " << TypeName(p.type) << "/" << FormName(form) << " " << rows << "x" << cols
+              << FusedName(p.op) << " " << TypeSuffix(p.type) << "/" << FormName(form) << " " << rows << "x" << cols
               << " output " << k << " element " << i << ": host reference " << Hex(h, p.type) << ", CPU library "
               << Hex(w, p.type);
         }
@@ -163,7 +163,7 @@ std::vector<FusedParam> AllFusedParams() {
 
 INSTANTIATE_TEST_SUITE_P(AllFused, GeluCudaFusedReferenceTest, testing::ValuesIn(AllFusedParams()),
                          [](const testing::TestParamInfo<FusedParam>& info) {
-                           return std::string(FusedName(info.param.op)) + "_" + TypeName(info.param.type);
+                           return std::string(FusedName(info.param.op)) + "_" + TypeSuffix(info.param.type);
                          });
 
 }  // namespace

@@ -104,10 +104,10 @@ INSTANTIATE_TEST_SUITE_P(SixteenBit, GeluCuda16BitForwardTest, testing::ValuesIn
 struct FusedParam {
   Type type;
   FusedOp op;
-  int form;
+  common::Form form;
 };
 void PrintTo(const FusedParam& p, std::ostream* os) {
-  *os << FusedName(p.op) << "_" << TypeName(p.type) << "/" << FormName(p.form);
+  *os << FusedName(p.op) << "_" << TypeSuffix(p.type) << "/" << FormName(p.form);
 }
 
 class GeluCudaFusedTest : public testing::TestWithParam<FusedParam> {};
@@ -124,14 +124,14 @@ std::vector<FusedParam> AllFused() {
   std::vector<FusedParam> ps;
   for (Type t : {common::kF32, common::kBf16, common::kF16}) {
     for (FusedOp op : AllFusedOps()) {
-      for (int form = 0; form < gelu::common::kNumForms; ++form) ps.push_back({t, op, form});
+      for (const gelu::common::Form form : gelu::common::kForms) ps.push_back({t, op, form});
     }
   }
   return ps;
 }
 
 std::string FusedParamName(const testing::TestParamInfo<FusedParam>& info) {
-  return std::string(FusedName(info.param.op)) + "_" + TypeName(info.param.type) + "_" + FormName(info.param.form);
+  return std::string(FusedName(info.param.op)) + "_" + TypeSuffix(info.param.type) + "_" + FormName(info.param.form);
 }
 
 INSTANTIATE_TEST_SUITE_P(AllFused, GeluCudaFusedTest, testing::ValuesIn(AllFused()), FusedParamName);

@@ -311,7 +311,7 @@ Report CheckLargeInPlace(uint64_t n) {
   // The fill, the call and the read-backs are all on the legacy default stream (nullptr): ordered.
   if (!FillBytes(buf.p, 0x3F, bytes, nullptr, &r)) return r;
   float* x = reinterpret_cast<float*>(buf.bytes() + es);
-  const Function f{common::kF32, false, 0};
+  const Function f{common::kF32, false, common::kNone};
   if (gelu_cuda_forward_f32(x, x, static_cast<size_t>(n), GELU_APPROXIMATE_NONE, nullptr) != GELU_OK) {
     r.cuda_error = std::string("gelu_cuda_forward_f32: ") + gelu_cuda_last_error_string();
     return r;
@@ -320,7 +320,7 @@ Report CheckLargeInPlace(uint64_t n) {
   const uint32_t fill = 0x3F3F3F3Fu;
   std::memcpy(&v, &fill, 4);
   const float in[1] = {v};
-  const float want_f = gelu::cuda::ForwardF32Op<0>::Apply(in);
+  const float want_f = gelu::cuda::ForwardF32Op<common::kNone>::Apply(in);
   uint32_t want;
   std::memcpy(&want, &want_f, 4);
   const size_t chunk = size_t{1} << 28;

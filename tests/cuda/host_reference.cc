@@ -55,8 +55,8 @@ void HostEvalOp(const void* g, const void* x, void* y, size_t begin, size_t end)
   HostEvalOpLoop<Op>(g, x, y, begin, end);
 }
 
-template <template <int> class Op>
-void HostEvalForm(int form, const void* g, const void* x, void* y, size_t begin, size_t end) {
+template <template <common::Form> class Op>
+void HostEvalForm(common::Form form, const void* g, const void* x, void* y, size_t begin, size_t end) {
   common::VisitForm(static_cast<common::Form>(form),
                     [&](auto k) { HostEvalOp<Op<decltype(k)::value>>(g, x, y, begin, end); });
 }

@@ -33,7 +33,7 @@
 
 namespace {
 
-constexpr const auto& kForms = gelu::common::kApproximations;  // src/common/functions.h
+using gelu::common::kForms;  // src/common/functions.h
 using gelu::common::kFormNames;  // the function table's names of the forms
 constexpr double kInf = std::numeric_limits<double>::infinity();
 

@@ -86,7 +86,7 @@ bool SameBits(const std::vector<T>& a, const std::vector<T>& b) {
 template <class S>
 constexpr double kMaxUlp = 0.5 + (S::kPrecision == 24 ? 0x1p-6 : 0x1p-18);
 
-constexpr const auto& kForms = gelu::common::kApproximations;  // src/common/functions.h
+using gelu::common::kForms;  // src/common/functions.h
 
 // Whether the target under test runs the float core (the best of the supported targets, which
 // HWY_TARGET_INSTANTIATE_TEST_SUITE_P restricts to it): then the float32 fused results are the float32 kernel's

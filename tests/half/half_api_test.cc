@@ -23,7 +23,7 @@ struct Api {
   gelu_status (*backward)(const uint16_t*, const uint16_t*, uint16_t*, size_t, gelu_approximate);
 };
 const Api kApis[] = {{"bf16", gelu_forward_bf16, gelu_backward_bf16}, {"f16", gelu_forward_f16, gelu_backward_f16}};
-constexpr const auto& kForms = gelu::common::kApproximations;  // src/common/functions.h
+using gelu::common::kForms;  // src/common/functions.h
 
 std::vector<uint16_t> RandomBits(size_t n, uint32_t seed) {
   std::mt19937 rng(seed);

@@ -75,7 +75,7 @@ double RefDouble(gelu::common::Formula formula, bool derivative, double x) {
   }
   if (formula == gelu::common::Formula::kGeluFast) return SigmoidFormRef(x, kGeluFastK, 0.044715, derivative);
   if (x > 10.0) return derivative ? 0.0 : 10.0;  // gelu_10
-  return derivative ? gelu::reference::Derivative(x, Form::kNone) : gelu::reference::Forward(x, Form::kNone);
+  return derivative ? gelu::reference::Derivative(x, gelu::common::kNone) : gelu::reference::Forward(x, gelu::common::kNone);
 }
 
 // ---- MPFR (src/reference/mpfr_oracle.h): the formula with exact constants at 320 bits, rounded to the type (ties to even).
@@ -178,7 +178,7 @@ TEST(HalfScalarPathTest, MatchesVectorKernels) {
   for (const Type* type : {&kBf16, &kF16}) {
     std::vector<uint16_t> x(65536), y(65536), ones(65536, type->one);
     for (uint32_t i = 0; i < 65536; ++i) x[i] = static_cast<uint16_t>(i);
-    for (int form = 0; form < gelu::common::kNumForms; ++form) {
+    for (const gelu::common::Form form : gelu::common::kForms) {
       const auto a = static_cast<gelu_approximate>(form);
       ASSERT_EQ(type->forward(x.data(), y.data(), 65536, a), GELU_OK);
       for (uint32_t i = 0; i < 65536; ++i) {
@@ -202,7 +202,7 @@ TEST(HalfExhaustiveCasesTest, TinyOddSubnormalsRoundTowardsPlusInfinity) {
   // 2^-133, so it rounds up to 2^-133; x = -2^-133: just below (in magnitude) -> -0.
   const uint16_t x[2] = {0x0001, 0x8001};
   uint16_t y[2];
-  for (int form = 0; form < gelu::common::kNumForms; ++form) {
+  for (const gelu::common::Form form : gelu::common::kForms) {
     ASSERT_EQ(gelu_forward_bf16(x, y, 2, static_cast<gelu_approximate>(form)), GELU_OK);
     EXPECT_EQ(y[0], 0x0001) << form;
     EXPECT_EQ(y[1], 0x8000) << form;
@@ -212,7 +212,7 @@ TEST(HalfExhaustiveCasesTest, FarNegativeDerivativeIsMinusZero) {
   const uint16_t x[3] = {0xc300 /* -128 */, 0xff7f /* -max */, 0xff80 /* -inf */};
   const uint16_t one[3] = {0x3f80, 0x3f80, 0x3f80};
   uint16_t y[3];
-  for (int form = 0; form < gelu::common::kNumForms; ++form) {
+  for (const gelu::common::Form form : gelu::common::kForms) {
     ASSERT_EQ(gelu_backward_bf16(one, x, y, 3, static_cast<gelu_approximate>(form)), GELU_OK);
     EXPECT_EQ(y[0], 0x8000) << form;
     EXPECT_EQ(y[1], 0x8000) << form;

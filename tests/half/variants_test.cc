@@ -230,8 +230,8 @@ TEST(VariantsTest, Gelu10ClipsAtTen) {
       EXPECT_EQ(y[i], 10.0f) << x[i];
       EXPECT_EQ(std::bit_cast<uint32_t>(d[i]), 0u) << x[i];
     } else {
-      const float f = static_cast<float>(gelu::common::DoublePathScalar(x[i], 0, false));
-      const float df = static_cast<float>(gelu::common::DoublePathScalar(x[i], 0, true));
+      const float f = static_cast<float>(gelu::common::DoublePathScalar(x[i], gelu::common::kNone, false));
+      const float df = static_cast<float>(gelu::common::DoublePathScalar(x[i], gelu::common::kNone, true));
       EXPECT_EQ(std::bit_cast<uint32_t>(y[i]), std::bit_cast<uint32_t>(f)) << x[i];
       EXPECT_EQ(std::bit_cast<uint32_t>(d[i]), std::bit_cast<uint32_t>(df)) << x[i];
     }
@@ -241,8 +241,8 @@ TEST(VariantsTest, Gelu10ClipsAtTen) {
   gelu::reference::MaxError worst, worst_d;
   for (size_t i = 0; i < n; ++i) {
     if (!(x[i] <= 10.0f)) continue;
-    const double r = gelu::reference::Forward(x[i], gelu::reference::Form::kNone);
-    const double rd = gelu::reference::Derivative(x[i], gelu::reference::Form::kNone);
+    const double r = gelu::reference::Forward(x[i], gelu::common::kNone);
+    const double rd = gelu::reference::Derivative(x[i], gelu::common::kNone);
     worst.Add(y[i], r, gelu::reference::UlpErrorF32(y[i], r));
     if (gelu::common::InNearRootWindow(x[i], rd)) {
       EXPECT_LE(std::fabs(d[i] - rd), 0x1p-24) << x[i];
@@ -274,12 +274,12 @@ TEST(VariantsTest, DocumentedDifferencesFromExactGelu) {
   const auto add = [](gelu::reference::MaxError& m, double v, double exact) { m.Add(v, exact, std::fabs(v - exact)); };
   for (int i = -2000000; i <= 2000000; ++i) {
     const double x = i * 1e-5;
-    const double f = gelu::reference::Forward(x, Form::kNone), d = gelu::reference::Derivative(x, Form::kNone);
-    add(tanh_f, gelu::reference::Forward(x, Form::kTanh), f);
-    add(tanh_d, gelu::reference::Derivative(x, Form::kTanh), d);
-    add(quick_f, gelu::reference::Forward(x, Form::kSigmoid), f);
-    add(quick_d, gelu::reference::Derivative(x, Form::kSigmoid), d);
-    add(fast_tanh, FastRef(x, false), gelu::reference::Forward(x, Form::kTanh));
+    const double f = gelu::reference::Forward(x, gelu::common::kNone), d = gelu::reference::Derivative(x, gelu::common::kNone);
+    add(tanh_f, gelu::reference::Forward(x, gelu::common::kTanh), f);
+    add(tanh_d, gelu::reference::Derivative(x, gelu::common::kTanh), d);
+    add(quick_f, gelu::reference::Forward(x, gelu::common::kSigmoid), f);
+    add(quick_d, gelu::reference::Derivative(x, gelu::common::kSigmoid), d);
+    add(fast_tanh, FastRef(x, false), gelu::reference::Forward(x, gelu::common::kTanh));
   }
   EXPECT_NEAR(tanh_f.value, 4.732e-4, 0.001e-4);
   EXPECT_NEAR(tanh_d.value, 8.685e-4, 0.001e-4);
