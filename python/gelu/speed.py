@@ -69,15 +69,14 @@ def cases(n, form, dtype=np.float32, dist="normal"):
     y_np, d_np = np.empty_like(x_np), np.empty_like(x_np)
     x, g, y, d = (torch.from_numpy(a) for a in (x_np, g_np, np.empty_like(x_np), np.empty_like(x_np)))
 
-    if form == "sigmoid":
+    if form == "sigmoid":  # no PyTorch op: its composition in torch ops (gelu.torch's fallback)
         def torch_forward():
-            torch.mul(x, torch.sigmoid(1.702 * x), out=y)
+            gelu_torch._sigmoid_form(x, out=y)
 
         def torch_backward():
-            s = torch.sigmoid(1.702 * x)
-            torch.mul(g, s + 1.702 * x * s * (1 - s), out=d)
+            gelu_torch._sigmoid_form_backward(g, x, out=d)
 
-        torch_module = lambda t: t * torch.sigmoid(1.702 * t)  # noqa: E731  (autograd of the eager expression)
+        torch_module = gelu_torch._sigmoid_form  # autograd of the eager expression
     else:
         def torch_forward():
             torch._C._nn.gelu(x, approximate=form, out=y)

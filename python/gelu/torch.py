@@ -89,13 +89,27 @@ def _route(device_type, dtype, layout):
     return f"device {device_type}"
 
 
+# The sigmoid form, x * sigmoid(k x) with k = 1.702, in torch ops, and its backward grad * f'(x), f' = s + k x s (1 - s)
+# with s = sigmoid(k x): the fallback's expression, and the composition gelu.speed times (PyTorch has no op for it).
+_SIGMOID_SCALE = 1.702
+
+
+def _sigmoid_form(x, out=None):
+    return torch.mul(x, torch.sigmoid(_SIGMOID_SCALE * x), out=out)
+
+
+def _sigmoid_form_backward(grad, x, out=None):
+    s = torch.sigmoid(_SIGMOID_SCALE * x)
+    return torch.mul(grad, s + _SIGMOID_SCALE * x * s * (1 - s), out=out)
+
+
 def _fallback(x, approximate, reason):
     if reason not in _warned:
         _warned.add(reason)
         warnings.warn(f"gelu.torch: the gelu library does not handle {reason}; using "
                       f"torch.nn.functional.gelu for such tensors (warned once)", RuntimeWarning, stacklevel=3)
     if approximate == "sigmoid":
-        return x * torch.sigmoid(1.702 * x)
+        return _sigmoid_form(x)
     return F.gelu(x, approximate=approximate)
 
 
@@ -243,7 +257,7 @@ def _second_derivative(x, approximate):
         du = c * (1 + 3 * a * x * x)
         return (1 - t * t) * (du - x * t * du * du + x * (3 * a * c) * x)
     if approximate == "sigmoid":
-        k = 1.702
+        k = _SIGMOID_SCALE
         s = torch.sigmoid(k * x)
         return k * s * (1 - s) * (2 + k * x * (1 - 2 * s))
     raise ValueError(f"no second derivative for approximate {approximate!r}")
