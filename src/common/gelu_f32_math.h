@@ -200,10 +200,13 @@ struct ScalarOps : ScalarLaneOps<float> {
   }
 };
 
+// One float32 element: the core's lanes (InCore, most of any activation's), and OutsideCoreF32Forward / Backward
+// for the rest (the identity range, the sigmoid form's ring, NaN and the far tail by selection, the float tail, and
+// the double path where the tail leaves a lane). Apart, so that a kernel may keep the rare part out of line (the
+// CUDA kernels call it __noinline__ from their unrolled loops: src/cuda/gelu_ops.h); composed as ForwardF32Form.
 template <common::Form kForm>
-GELU_HD float ForwardF32Form(float x) {
+GELU_HD float OutsideCoreF32Forward(float x) {
   const ScalarOps o;
-  if (InCore(o, x)) return IsTiny(o, x) ? o.HalfOfTiny(x) : CoreF32<kForm, false>(o, x, 1.0f);
   if (TailIdentity<kForm, false>(o, x)) return x;
   if constexpr (F32Form<kForm>::kHasRing) {
     if (InRing(o, x)) return RingF32<kForm, false>(o, x, 1.0f);
@@ -214,9 +217,8 @@ GELU_HD float ForwardF32Form(float x) {
   return valid ? tail : ForwardF32ViaDoublePath(x, kForm);
 }
 template <common::Form kForm>
-GELU_HD float BackwardF32Form(float grad_out, float x) {
+GELU_HD float OutsideCoreF32Backward(float grad_out, float x) {
   const ScalarOps o;
-  if (InCore(o, x)) return CoreF32<kForm, true>(o, o.AwayFromTiny(x), grad_out);
   if (TailIdentity<kForm, true>(o, x)) return grad_out;
   if constexpr (F32Form<kForm>::kHasRing) {
     if (InRing(o, x)) return RingF32<kForm, true>(o, x, grad_out);
@@ -225,6 +227,26 @@ GELU_HD float BackwardF32Form(float grad_out, float x) {
   bool valid;
   const float tail = TailF32<kForm, true>(o, x, grad_out, valid);
   return valid ? tail : BackwardF32ViaDoublePath(grad_out, x, kForm);
+}
+// The core's lanes (x with InCoreF32(x)): f(x), and grad_out * f'(x).
+GELU_HD bool InCoreF32(float x) { return InCore(ScalarOps{}, x); }
+template <common::Form kForm>
+GELU_HD float CoreF32Forward(float x) {
+  const ScalarOps o;
+  return IsTiny(o, x) ? o.HalfOfTiny(x) : CoreF32<kForm, false>(o, x, 1.0f);
+}
+template <common::Form kForm>
+GELU_HD float CoreF32Backward(float grad_out, float x) {
+  const ScalarOps o;
+  return CoreF32<kForm, true>(o, o.AwayFromTiny(x), grad_out);
+}
+template <common::Form kForm>
+GELU_HD float ForwardF32Form(float x) {
+  return InCoreF32(x) ? CoreF32Forward<kForm>(x) : OutsideCoreF32Forward<kForm>(x);
+}
+template <common::Form kForm>
+GELU_HD float BackwardF32Form(float grad_out, float x) {
+  return InCoreF32(x) ? CoreF32Backward<kForm>(grad_out, x) : OutsideCoreF32Backward<kForm>(grad_out, x);
 }
 // form: a gelu_approximate value (common::Form).
 GELU_HD float ForwardF32(float x, Form form) {

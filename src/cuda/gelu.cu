@@ -207,6 +207,14 @@ __device__ __forceinline__ void CopyToShared(const Entry* table, uint4* shared) 
   }
 }
 
+// An input outside the table's binades (rare in N(0, s) data): computed, out of line, so that the unrolled body of
+// the table kernel holds the lookups only.
+template <class Format, common::Form kForm>
+__device__ __noinline__ uint16_t ForwardHalfOutsideTable(uint16_t x) {
+  const uint16_t in[1] = {x};
+  return ForwardHalfOp<Format, kForm>::Apply(in);
+}
+
 template <class Format, class Range, common::Form kForm>
 struct ForwardHalfTable {
   using T = uint16_t;
@@ -225,7 +233,7 @@ struct ForwardHalfTable {
   __device__ __forceinline__ static T Apply(const T (&in)[1], const uint4* shared) {
     const int index = Range::Index(in[0]);
     if (index >= 0) return reinterpret_cast<const uint16_t*>(shared)[index];
-    return ForwardHalfOp<Format, kForm>::Apply(in);
+    return ForwardHalfOutsideTable<Format, kForm>(in[0]);
   }
 };
 

@@ -4,7 +4,7 @@
 // device result is compared with the host's evaluation of identical source.
 //
 // float32: src/common/gelu_f32_math.h as is (ForwardF32, BackwardF32: the float core, the sigmoid form's ring, the
-// float tail, and the double path where the tail leaves a lane).
+// float tail, and the double path where the tail leaves a lane), the core inline and the rest out of line (below).
 // 16-bit types: the CPU's float path (src/cpu/storage_paths-inl.h): the input widened exactly to float, f (or
 // grad_out * f') from the float core as for float32, and that float rounded to the 16-bit type, unless it lies
 // near a 16-bit rounding midpoint (src/common/half.h: NearMidpoint, kMidpointMargin), where src/common/half.h's
@@ -21,28 +21,50 @@
 
 namespace gelu::cuda {
 
-// kInputs: 1 for forward (x), 2 for backward (grad_out, x). Apply takes the inputs in that order.
-template <common::Form kForm>
-struct ForwardF32Op {
-  using T = float;
-  static constexpr int kInputs = 1;
-  GELU_HD static T Apply(const T (&in)[1]) { return common::ForwardF32(in[0], kForm); }
-};
-template <common::Form kForm>
-struct BackwardF32Op {
-  using T = float;
-  static constexpr int kInputs = 2;
-  GELU_HD static T Apply(const T (&in)[2]) { return common::BackwardF32(in[0], in[1], kForm); }
-};
-
-// The double path of a 16-bit element, called rather than inlined: the elementwise kernel unrolls its element
-// function 32 times (8 lanes x 4 vectors), and an inlined copy of this rarely taken path in each doubled the
-// kernels' code (SASS instruction counts in docs/CUDA.md).
+// The rare paths, called rather than inlined: the elementwise kernel unrolls its element function 32 times (8 lanes
+// x 4 vectors), and an inlined copy of each rarely taken path in every lane multiplies the kernel's code and the
+// registers it holds (SASS instruction counts and ptxas's registers in docs/CUDA.md).
 #ifdef __CUDACC__
 #define GELU_OPS_NOINLINE __noinline__
 #else
 #define GELU_OPS_NOINLINE __attribute__((noinline))
 #endif
+
+// A float32 element: the float core inline (the lanes of N(0, s) data but a few per million), the rest out of line
+// (common::OutsideCoreF32Forward / Backward: identity, ring, far tail, float tail, double path). The same functions
+// as common::ForwardF32 / BackwardF32, so the same bits.
+template <common::Form kForm>
+GELU_HD GELU_OPS_NOINLINE float ForwardF32OutsideCore(float x) {
+  return common::OutsideCoreF32Forward<kForm>(x);
+}
+template <common::Form kForm>
+GELU_HD GELU_OPS_NOINLINE float BackwardF32OutsideCore(float grad_out, float x) {
+  return common::OutsideCoreF32Backward<kForm>(grad_out, x);
+}
+template <common::Form kForm>
+GELU_HD float ForwardF32Element(float x) {
+  return common::InCoreF32(x) ? common::CoreF32Forward<kForm>(x) : ForwardF32OutsideCore<kForm>(x);
+}
+template <common::Form kForm>
+GELU_HD float BackwardF32Element(float grad_out, float x) {
+  return common::InCoreF32(x) ? common::CoreF32Backward<kForm>(grad_out, x) : BackwardF32OutsideCore<kForm>(grad_out, x);
+}
+
+// kInputs: 1 for forward (x), 2 for backward (grad_out, x). Apply takes the inputs in that order.
+template <common::Form kForm>
+struct ForwardF32Op {
+  using T = float;
+  static constexpr int kInputs = 1;
+  GELU_HD static T Apply(const T (&in)[1]) { return ForwardF32Element<kForm>(in[0]); }
+};
+template <common::Form kForm>
+struct BackwardF32Op {
+  using T = float;
+  static constexpr int kInputs = 2;
+  GELU_HD static T Apply(const T (&in)[2]) { return BackwardF32Element<kForm>(in[0], in[1]); }
+};
+
+// The 16-bit double path (near a rounding midpoint), out of line as the float path's rare part.
 template <class Format>
 GELU_HD GELU_OPS_NOINLINE uint16_t ForwardHalfDoublePath(uint16_t x, common::Form form) {
   return common::ForwardHalf<Format>(x, form);
@@ -57,7 +79,7 @@ struct ForwardHalfOp {
   using T = uint16_t;
   static constexpr int kInputs = 1;
   GELU_HD static T Apply(const T (&in)[1]) {
-    const float y = common::ForwardF32(Format::ToFloat(in[0]), kForm);
+    const float y = ForwardF32Element<kForm>(Format::ToFloat(in[0]));
     return Format::NearMidpoint(y) ? ForwardHalfDoublePath<Format>(in[0], kForm) : Format::FromFloat(y);
   }
 };
@@ -66,7 +88,7 @@ struct BackwardHalfOp {
   using T = uint16_t;
   static constexpr int kInputs = 2;
   GELU_HD static T Apply(const T (&in)[2]) {
-    const float y = common::BackwardF32(Format::ToFloat(in[0]), Format::ToFloat(in[1]), kForm);
+    const float y = BackwardF32Element<kForm>(Format::ToFloat(in[0]), Format::ToFloat(in[1]));
     return Format::NearMidpoint(y) ? BackwardHalfDoublePath<Format>(in[0], in[1], kForm) : Format::FromFloat(y);
   }
 };
