@@ -94,8 +94,10 @@ def _sigmoid_parts(x, approximate):
     if approximate == "tanh":
         c = 2 * math.sqrt(2 / math.pi)
         z, dz = c * (x + 0.044715 * x**3), c * (1 + 3 * 0.044715 * x**2)
-    else:
+    elif approximate == "sigmoid":
         z, dz = 1.702 * x, np.full_like(x, 1.702)
+    else:  # one case per form: an unknown one is refused, not taken for another
+        raise ValueError(f"half_reference: no sigmoid argument for approximate {approximate!r}")
     e = np.exp(-np.abs(z))
     r = 1 / (1 + e)
     return np.where(z >= 0, r, e * r), e * r * r, dz

@@ -23,10 +23,13 @@ def _sigmoid(z):
 
 
 def _z_and_dz(x, approximate):
+    """z(x) and z'(x) of a form x sigmoid(z(x)); one case per form, an unknown one refused (not taken for another)."""
     if approximate == "tanh":
         c = 2 * mpmath.sqrt(2 / mpmath.pi)
         return c * (x + _TANH_CUBIC * x**3), c * (1 + 3 * _TANH_CUBIC * x**2)
-    return _SIGMOID_SCALE * x, _SIGMOID_SCALE
+    if approximate == "sigmoid":
+        return _SIGMOID_SCALE * x, _SIGMOID_SCALE
+    raise ValueError(f"mp_reference: no sigmoid argument for approximate {approximate!r}")
 
 
 def gelu_mp(x, approximate="none"):

@@ -21,6 +21,7 @@
 #include <mpfr.h>
 
 #include <cmath>
+#include <cstdlib>
 #include <initializer_list>
 
 #include "src/common/functions.h"
@@ -41,6 +42,25 @@ class MpfrGelu {
   MpfrGelu(const MpfrGelu&) = delete;
   MpfrGelu& operator=(const MpfrGelu&) = delete;
 
+  // A formula as the oracle evaluates it: x Phi(x) (sigmoid false), or x sigmoid(z) with z = k (x + c x^3), k and c
+  // decimal strings as the formula states them (k null: 2 sqrt(2/pi), computed). One case per formula, no default:
+  // -Werror=switch refuses a formula without its own (a new one must not pass for another's).
+  struct SigmoidArgument {
+    bool sigmoid;
+    const char* k;
+    const char* c;
+  };
+  static SigmoidArgument SigmoidArgumentOf(common::Formula form) {
+    switch (form) {
+      case common::Formula::kNone: return {false, nullptr, nullptr};
+      case common::Formula::kGelu10: return {false, nullptr, nullptr};  // the exact form below its clip at 10
+      case common::Formula::kTanh: return {true, nullptr, "0.044715"};
+      case common::Formula::kSigmoid: return {true, "1.702", "0"};
+      case common::Formula::kGeluFast: return {true, "1.5957691216", "0.044715"};
+    }
+    std::abort();  // a value outside the enum
+  }
+
   // f(x) into fwd and f'(x) into der (each initialised by the caller, any precision; either may be null).
   void Eval(double xd, common::Form form, mpfr_ptr fwd, mpfr_ptr der) { Eval(xd, common::FormulaOf(form), fwd, der); }
   void Eval(double xd, common::Formula form, mpfr_ptr fwd, mpfr_ptr der) {
@@ -50,7 +70,7 @@ class MpfrGelu {
       if (der) mpfr_set_zero(der, 1);
       return;
     }
-    if (form == common::Formula::kNone || form == common::Formula::kGelu10) {
+    if (!SigmoidArgumentOf(form).sigmoid) {
       // w = phi(x); u = Phi(x); f = x u; f' = u + x w.
       Density();
       QTail(std::fabs(xd));  // u = Phi(-|x|)
@@ -64,15 +84,16 @@ class MpfrGelu {
       return;
     }
     // u = z = k (x + c x^3), v = zp = x z'(x) = k (x + 3 c x^3).
-    if (form == common::Formula::kTanh) {
+    const SigmoidArgument z = SigmoidArgumentOf(form);
+    if (z.k == nullptr) {  // 2 sqrt(2/pi)
       mpfr_const_pi(t_, MPFR_RNDN);
       mpfr_ui_div(t_, 2, t_, MPFR_RNDN);
       mpfr_sqrt(k_, t_, MPFR_RNDN);
       mpfr_mul_2ui(k_, k_, 1, MPFR_RNDN);
     } else {
-      mpfr_set_str(k_, form == common::Formula::kGeluFast ? "1.5957691216" : "1.702", 10, MPFR_RNDN);
+      mpfr_set_str(k_, z.k, 10, MPFR_RNDN);
     }
-    mpfr_set_str(a_, form == common::Formula::kSigmoid ? "0" : "0.044715", 10, MPFR_RNDN);
+    mpfr_set_str(a_, z.c, 10, MPFR_RNDN);
     mpfr_sqr(t_, x_, MPFR_RNDN);
     mpfr_mul(t_, t_, a_, MPFR_RNDN);  // c x^2
     mpfr_add(u_, t_, one_, MPFR_RNDN);
