@@ -35,6 +35,7 @@
 #include <cstring>
 #include <mutex>
 #include <type_traits>
+#include <utility>
 
 #include "src/common/functions.h"
 #include "src/cuda/cuda_common.h"
@@ -190,12 +191,15 @@ __device__ void InitTablesForm(int i) {
   }
 }
 
+// Every form's tables: the forms are the values 0 .. kNumForms - 1 of gelu_approximate (src/common/functions.h).
+template <int... kForms>
+__device__ void InitTablesForms(int i, std::integer_sequence<int, kForms...>) {
+  (InitTablesForm<static_cast<common::Form>(kForms)>(i), ...);
+}
+
 __global__ void InitTables() {
-  const int i = static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x);
-  InitTablesForm<common::kNone>(i);
-  InitTablesForm<common::kTanh>(i);
-  InitTablesForm<common::kSigmoid>(i);
-  static_assert(common::kNumForms == 3, "InitTables fills the table of every form");
+  InitTablesForms(static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x),
+                  std::make_integer_sequence<int, common::kNumForms>{});
 }
 
 template <class Entry, int kEntries>

@@ -166,7 +166,7 @@ TEST_F(Cli, EvalCsvMatchesReferenceEveryForm) {
   const Result r = Run({"eval", "--format", "csv", "--grad", "-a", "all", "-3", "-0.7518", "0", "0.5", "4"});
   ASSERT_EQ(r.rc, 0) << r.err;
   const auto rows = Csv(r.out);
-  ASSERT_EQ(rows.size(), 1u + 5 * 3);
+  ASSERT_EQ(rows.size(), 1u + 5 * gelu::common::kNumForms);  // five numbers, every form
   EXPECT_EQ(rows[0], (std::vector<std::string>{"x", "approximate", "gelu", "grad"}));
   for (size_t i = 1; i < rows.size(); ++i) {
     ASSERT_EQ(rows[i].size(), 4u);
@@ -619,7 +619,9 @@ TEST_F(Cli, ApplyGradMismatches) {
   ExpectFailure(Run({"apply", P("x.npy"), P("y.npy"), "--threads", "-1"}), "--threads must be >= 0");
   const Result all = Run({"apply", P("x.npy"), P("y.npy"), "--approximate", "all"});  // a usage error (CLI11)
   EXPECT_NE(all.rc, 0);
-  EXPECT_NE(all.err.find("--approximate: all not in {none,tanh,sigmoid}"), std::string::npos) << all.err;
+  std::string forms;  // CLI11's set of the choices: {none,tanh,sigmoid}
+  for (int f = 0; f < gelu::common::kNumForms; ++f) forms += (f ? "," : "") + std::string(gelu::common::kFormNames[f]);
+  EXPECT_NE(all.err.find("--approximate: all not in {" + forms + "}"), std::string::npos) << all.err;
   EXPECT_TRUE(all.out.empty()) << all.out;
   EXPECT_FALSE(fs::exists(P("y.npy")));
 }
@@ -637,7 +639,7 @@ TEST_F(Cli, AccuracySampleHoldsTheClaimsAndShowsTheNaiveTail) {
   const Result r = Run({"accuracy", "--format", "csv"});
   ASSERT_EQ(r.rc, 0) << r.out << r.err;
   const auto rows = Csv(r.out);
-  ASSERT_EQ(rows.size(), 13u);
+  ASSERT_EQ(rows.size(), 1u + 4 * gelu::common::kNumForms);  // forward and backward, ours and naive, every form
   ASSERT_EQ(rows[0][0], "function");
   for (size_t i = 1; i < rows.size(); ++i) {
     const bool naive = rows[i][1] == "naive";
@@ -669,11 +671,12 @@ TEST_F(Cli, AccuracyExhaustiveOverARangeAroundTheRoot) {
   ASSERT_EQ(r.rc, 0) << r.err;
   EXPECT_NE(r.err.find("100.0%"), std::string::npos) << r.err;  // progress lines (not a terminal: one per 5%)
   const auto rows = Csv(r.out);
-  ASSERT_EQ(rows.size(), 13u);
+  ASSERT_EQ(rows.size(), 1u + 4 * gelu::common::kNumForms);
   EXPECT_EQ(rows[1][2], "131072");
-  ASSERT_EQ(rows[7][0], "backward none");
-  EXPECT_GT(std::stod(rows[7][8]), 0.0);        // near-root absolute error measured
-  EXPECT_LE(std::stod(rows[7][8]), 0x1p-24);
+  const size_t backward_none = 1 + 2 * gelu::common::kNumForms;  // after every form's forward rows
+  ASSERT_EQ(rows[backward_none][0], "backward none");
+  EXPECT_GT(std::stod(rows[backward_none][8]), 0.0);  // near-root absolute error measured
+  EXPECT_LE(std::stod(rows[backward_none][8]), 0x1p-24);
 }
 
 TEST_F(Cli, AccuracyBadArguments) {
@@ -691,7 +694,7 @@ TEST_F(Cli, BenchCsvHasEveryCase) {
                         "--format", "csv"});
   ASSERT_EQ(r.rc, 0) << r.err;
   const auto rows = Csv(r.out);
-  ASSERT_EQ(rows.size(), 1u + 3 + 6);
+  ASSERT_EQ(rows.size(), 1u + 3 + 2 * gelu::common::kNumForms);  // copy, naive forward and backward, every form
   EXPECT_EQ(rows[1][0], "copy");
   EXPECT_EQ(rows[2][0], "naive forward");
   for (size_t i = 1; i < rows.size(); ++i) {

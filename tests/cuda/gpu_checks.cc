@@ -251,7 +251,7 @@ Report CheckInvalidArguments(bool device) {
     std::vector<Case> cases = {
         {"null x", g, nullptr, y, n, f.form, GELU_INVALID_ARGUMENT},
         {"null y", g, x, nullptr, n, f.form, GELU_INVALID_ARGUMENT},
-        {"approximate 3", g, x, y, n, 3, GELU_INVALID_ARGUMENT},
+        {"approximate past the forms", g, x, y, n, common::kNumForms, GELU_INVALID_ARGUMENT},
         {"approximate -1", g, x, y, n, -1, GELU_INVALID_ARGUMENT},
         {"y = x + 1 (partial overlap)", g, x, x + fs, n, f.form, GELU_INVALID_ARGUMENT},
         {"x = y + 1 (partial overlap)", g, y + fs, y, n, f.form, GELU_INVALID_ARGUMENT},

@@ -15,6 +15,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <limits>
 #include <mutex>
@@ -34,6 +35,7 @@
 namespace {
 
 using gelu::common::kForms;  // src/common/functions.h
+using gelu::common::kNumForms;
 using gelu::common::kFormNames;  // the function table's names of the forms
 constexpr double kInf = std::numeric_limits<double>::infinity();
 
@@ -113,6 +115,21 @@ double UlpError(double y, const Ref& r) {
   return std::fabs((y - r.hi) / r.ulp - r.delta);
 }
 
+// Per form: the dense sample's range [lo, hi] (where the form is neither 0 nor x), and DeepTailLargeGradOut's
+// [deep_lo, deep_hi] (past DeepTailTimes' clamp, -54.5, -30, -900, to where every g f' rounds to zero). One case per
+// form, no default: -Werror=switch refuses a form without its ranges (a loop over the forms must not skip one).
+struct FormRanges {
+  double lo, hi, deep_lo, deep_hi;
+};
+FormRanges RangesOf(gelu::common::Form form) {
+  switch (form) {
+    case gelu::common::kNone: return {-39.0, 9.0, -56.0, -38.0};
+    case gelu::common::kTanh: return {-23.0, 6.0, -31.0, -20.0};
+    case gelu::common::kSigmoid: return {-450.0, 25.0, -1000.0, -440.0};
+  }
+  std::abort();  // a value outside the enum
+}
+
 // The sample of one form: every binade of both signs (random mantissas), plus dense uniform coverage of
 // [lo, hi] (where the form is neither 0 nor x), plus each threshold and the root region at a finer step.
 std::vector<double> Sample(int form, size_t dense) {
@@ -126,9 +143,7 @@ std::vector<double> Sample(int form, size_t dense) {
       xs.push_back(-std::bit_cast<double>(bits));
     }
   }
-  const double lo = form == 0 ? -39.0 : form == 1 ? -23.0 : -450.0;
-  const double hi = form == 0 ? 9.0 : form == 1 ? 6.0 : 25.0;
-  std::uniform_real_distribution<double> uni(lo, hi);
+  std::uniform_real_distribution<double> uni(RangesOf(kForms[form]).lo, RangesOf(kForms[form]).hi);
   for (size_t i = 0; i < dense; ++i) xs.push_back(uni(rng));
   // Near the tails' ends, the kernels' internal thresholds and the derivative roots: 2^16 each, +-1/64
   // around the point, plus the exact neighbours (+-8 ulp).
@@ -169,8 +184,8 @@ struct FormSample {
 // Built once per process (all targets share it), on 2 threads.
 const std::vector<FormSample>& Samples() {
   static const std::vector<FormSample> samples = [] {
-    std::vector<FormSample> s(3);
-    for (int f = 0; f < 3; ++f) {
+    std::vector<FormSample> s(kNumForms);
+    for (int f = 0; f < kNumForms; ++f) {
       s[f].x = Sample(f, 1400000);
       s[f].fwd.resize(s[f].x.size());
       s[f].bwd.resize(s[f].x.size());
@@ -180,14 +195,15 @@ const std::vector<FormSample>& Samples() {
     }
     constexpr size_t kChunk = 1 << 14;
     std::atomic<size_t> next{0};
-    const size_t n0 = s[0].x.size(), n1 = s[1].x.size(), n2 = s[2].x.size();
-    const size_t total = n0 + n1 + n2;
+    std::vector<size_t> start(kNumForms + 1, 0);  // the forms' samples, one after another: form f's at start[f]
+    for (int f = 0; f < kNumForms; ++f) start[f + 1] = start[f] + s[f].x.size();
+    const size_t total = start[kNumForms];
     auto work = [&] {
       Mpfr m;
       for (size_t c; (c = next.fetch_add(kChunk)) < total;) {
         for (size_t i = c; i < std::min(total, c + kChunk); ++i) {
-          const int f = i < n0 ? 0 : i < n0 + n1 ? 1 : 2;
-          const size_t j = f == 0 ? i : f == 1 ? i - n0 : i - n0 - n1;
+          const int f = static_cast<int>(std::upper_bound(start.begin(), start.end(), i) - start.begin()) - 1;
+          const size_t j = i - start[f];
           m.Eval(s[f].x[j], f, s[f].fwd[j], s[f].bwd[j], s[f].g[j], &s[f].gbwd[j]);
         }
       }
@@ -248,7 +264,7 @@ TEST_P(GeluF64Test, SpecialValues) {
   const double big = std::numeric_limits<double>::max();
   const double tiny = std::numeric_limits<double>::denorm_min();
   const double dmin = std::numeric_limits<double>::min();
-  for (int f = 0; f < 3; ++f) {
+  for (int f = 0; f < kNumForms; ++f) {
     SCOPED_TRACE(kFormNames[f]);
     const gelu_approximate a = kForms[f];
     EXPECT_TRUE(std::isnan(Fwd(qnan, a)));
@@ -306,7 +322,7 @@ TEST_P(GeluF64Test, SizesOffsetsInPlace) {
   const size_t N = 16;  // >= Lanes of every target (AVX-512: 8)
   std::mt19937_64 rng(42);
   std::uniform_real_distribution<double> uni(-10.0, 10.0);
-  for (int f = 0; f < 3; ++f) {
+  for (int f = 0; f < kNumForms; ++f) {
     const gelu_approximate a = kForms[f];
     for (size_t n = 0; n <= 3 * N + 1; ++n) {
       for (size_t off = 0; off < 3; ++off) {
@@ -369,12 +385,12 @@ const gelu::common::Function& F64Function(int form, bool backward) {
 TEST_P(GeluF64Test, MpfrSpotCheck) {
   Mpfr m;
   std::mt19937_64 rng(7);
-  std::uniform_real_distribution<double> uni(-40.0, 10.0);
-  for (int f = 0; f < 3; ++f) {
+  for (int f = 0; f < kNumForms; ++f) {
     const gelu::common::Function& fwd = F64Function(f, false);
     const gelu::common::Function& bwd = F64Function(f, true);
+    std::uniform_real_distribution<double> uni(RangesOf(kForms[f]).lo, RangesOf(kForms[f]).hi);
     std::vector<double> x(3000), y(x.size()), d(x.size()), g(x.size());
-    for (auto& v : x) v = f == 2 ? 12 * uni(rng) : uni(rng);
+    for (auto& v : x) v = uni(rng);
     for (auto& v : g) v = RandomGrad(rng);
     ASSERT_EQ(GELU_OK, gelu_forward_f64(x.data(), y.data(), x.size(), kForms[f]));
     ASSERT_EQ(GELU_OK, gelu_backward_f64(g.data(), x.data(), d.data(), x.size(), kForms[f]));
@@ -404,10 +420,9 @@ TEST_P(GeluF64Test, DeepTailLargeGradOut) {
   Mpfr m;
   std::mt19937_64 rng(11);
   // Each range runs past DeepTailTimes' clamp (x >= -54.5, -30, -900), where every product rounds to zero.
-  const double lo[3] = {-56.0, -31.0, -1000.0}, hi[3] = {-38.0, -20.0, -440.0};
-  for (int f = 0; f < 3; ++f) {
+  for (int f = 0; f < kNumForms; ++f) {
     const gelu::common::Function& bwd = F64Function(f, true);
-    std::uniform_real_distribution<double> uni(lo[f], hi[f]);
+    std::uniform_real_distribution<double> uni(RangesOf(kForms[f]).deep_lo, RangesOf(kForms[f]).deep_hi);
     std::vector<double> x(4000), g(x.size()), d(x.size());
     for (size_t i = 0; i < x.size(); ++i) {
       x[i] = uni(rng);
@@ -436,13 +451,17 @@ TEST_P(GeluF64Test, DeepTailLargeGradOut) {
 // grad_out times MPFR's f', grad_out = +-1 with the sign of grad_out f'.
 TEST_P(GeluF64Test, SignsNextToTheRoots) {
   Mpfr m;
-  for (int f = 0; f < 3; ++f) {
+  for (int f = 0; f < kNumForms; ++f) {
     const auto fprime = [&](double x) {
       Ref rf, rb;
       m.Eval(x, f, rf, rb);
       return rb.hi;
     };
-    double below = -0.8, above = -0.7;  // f' < 0 at -0.8, > 0 at -0.7, increasing
+    // Every form's f' is increasing on [-1.2, -0.3] (f'' > 0 there) and changes sign once: f' < 0 at -1.2, > 0 at
+    // -0.3 (the roots lie near -0.75).
+    double below = -1.2, above = -0.3;
+    ASSERT_LT(fprime(below), 0.0) << kFormNames[f];
+    ASSERT_GT(fprime(above), 0.0) << kFormNames[f];
     while (std::nextafter(below, 0.0) < above) {
       const double mid = below + (above - below) / 2;
       if (mid == below || mid == above) break;
@@ -472,7 +491,7 @@ TEST(GeluF64Sample, MaxUlpAllTargets) {
   for (int64_t target : hwy::SupportedAndGeneratedTargets()) {
     hwy::SetSupportedTargetsForTest(target);
     ASSERT_STREQ(hwy::TargetName(target), gelu_simd_target());
-    for (int f = 0; f < 3; ++f) {
+    for (int f = 0; f < kNumForms; ++f) {
       const gelu::common::Function& fwd = F64Function(f, false);
       const gelu::common::Function& bwd = F64Function(f, true);
       const FormSample& fs = s[f];

@@ -490,7 +490,7 @@ void CheckArguments() {
   using T = typename S::T;
   std::vector<T> buf(64, S::FromD(1.0)), out(64, S::FromD(7.0));
   const auto untouched = out;
-  const auto bad = static_cast<gelu_approximate>(3);
+  const auto bad = static_cast<gelu_approximate>(gelu::common::kNumForms);  // the first value past the forms
   T* p = buf.data();
   T* o = out.data();
   // Unknown approximate, null pointers, partial overlaps, size overflow: invalid, nothing written.

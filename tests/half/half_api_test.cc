@@ -36,7 +36,8 @@ TEST(HalfApiTest, InvalidArgumentsWriteNothing) {
   for (const Api& api : kApis) {
     std::vector<uint16_t> buf(16, 0x3c00), out(16, 0x1234);
     const auto untouched = out;
-    EXPECT_EQ(api.forward(buf.data(), out.data(), 16, static_cast<gelu_approximate>(3)), GELU_INVALID_ARGUMENT);
+    EXPECT_EQ(api.forward(buf.data(), out.data(), 16, static_cast<gelu_approximate>(gelu::common::kNumForms)),
+              GELU_INVALID_ARGUMENT);  // the first value past the forms
     EXPECT_EQ(api.forward(buf.data(), out.data(), 0, static_cast<gelu_approximate>(-1)), GELU_INVALID_ARGUMENT);
     EXPECT_EQ(api.forward(nullptr, out.data(), 16, GELU_APPROXIMATE_NONE), GELU_INVALID_ARGUMENT);
     EXPECT_EQ(api.forward(buf.data(), nullptr, 16, GELU_APPROXIMATE_NONE), GELU_INVALID_ARGUMENT);
