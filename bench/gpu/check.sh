@@ -178,15 +178,15 @@ echo "Python CUDA tests: $([ "$python_rc" = 0 ] && echo PASSED || echo "FAILED (
 grep '^seed benchmark' "$out/table.md" 2>/dev/null || true
 if [ -s "$out/bench_notables.csv" ]; then
   echo "For reference, bf16 with the tables off (GELU_CUDA_HALF_TABLES=0; gelu_gpu_bench, same columns):"
-  tail -n +2 "$out/bench_notables.csv" | awk -F, '$1 != "copy" {printf "| %s | %s, no tables | %.4f | %.0f | %.1f%% |\n", $1, $2, $3, $4, $5}'
+  tail -n +2 "$out/bench_notables.csv" | awk -F, '$1 != "copy" {printf "| %s | %s, no tables, %s | %.4f | %.0f | %.1f%% |\n", $1, $2, $7, $3, $4, $5}'
 fi
 echo
 if [ "$torch_rc" = 0 ]; then
   sed -n '/^| kernel/,$p' "$out/table.md"
 else
-  echo "| kernel | type | ms | GB/s | % of copy | Gelem/s |"
-  echo "|---|---|---:|---:|---:|---:|"
-  tail -n +2 "$out/bench.csv" | awk -F, '{printf "| %s | %s | %.4f | %.0f | %.1f%% | %.1f |\n", $1, $2, $3, $4, $5, $6}'
+  echo "| kernel | type | inputs | ms | GB/s | % of copy | Gelem/s |"
+  echo "|---|---|---|---:|---:|---:|---:|"
+  tail -n +2 "$out/bench.csv" | awk -F, '{printf "| %s | %s | %s | %.4f | %.0f | %.1f%% | %.1f |\n", $1, $2, $7, $3, $4, $5, $6}'
 fi
 [ "$test_rc" = 0 ] && [ "$bench_rc" = 0 ] && { [ "$torch_rc" = 0 ] || [ "$torch_rc" = 77 ]; } && exit 0
 exit 1

@@ -2,13 +2,16 @@
 # SPDX-License-Identifier: Apache-2.0
 """gelu_cuda beside PyTorch's CUDA GELU on the same tensors, in one process (bench/gpu/check.sh).
 
-Speed: every form, forward and backward, float32 and bfloat16, n elements (default 2^28, arrays far larger than
-L2), timed with CUDA events: 3 warm-up calls, then --reps samples alternating ours / PyTorch / copy so that all
-see the same GPU state; the median of each is reported. Ours is called through ctypes on the tensors' memory and
+Speed: every form, forward and backward, float32, bfloat16 and float16, n elements (default 2^28, arrays far larger
+than L2), x ~ N(0, 1) and U[-10, 10] (grad_out N(0, 1)), timed with CUDA events: 3 warm-up calls, then --reps
+samples alternating ours / PyTorch / the two copies so that all see the same GPU state; the median of each is
+reported. Each sample's start event is queued behind a GPU sleep (torch.cuda._sleep), so that the host's work
+before the launch (Python glue, ctypes) runs while the GPU is busy and the events time the GPU's work alone. Ours is called through ctypes on the tensors' memory and
 PyTorch's current stream. PyTorch's kernels: F.gelu(x, approximate='none'|'tanh') and
 torch.ops.aten.gelu_backward(g, x, approximate=...); the sigmoid form has no PyTorch op, so its column times the
 composed expression x * sigmoid(1.702 x) (and its derivative), marked "composed". Bytes and GB/s count each
-array read or written once, as gelu_gpu_bench does; "% copy" is against y.copy_(x) of the same dtype and size.
+array read or written once, as gelu_gpu_bench does; "% copy" is against the faster of two copies of the same
+bytes: y.copy_(x) (cudaMemcpyAsync device to device) and torch.neg(x, out=y) (an SM kernel reading and writing them).
 
 Accuracy (--accuracy): float32 forward and backward (grad_out = 1) for 'none' and 'tanh' over all 2^32 inputs,
 and bfloat16 forward over all 65,536 inputs: how far PyTorch's result is from ours in ULPs (ours is within 1 ULP
@@ -97,8 +100,13 @@ def theirs(direction, x, g, form):
     return lambda: torch.ops.aten.gelu_backward(g, x, approximate=form)
 
 
+# GPU clock cycles of the sleep queued before each sample's start event: ~0.1 ms at the H100/H200's ~1.8 GHz, longer
+# than the host's work before a launch (a few tens of microseconds), so the launch is queued before the start fires.
+SLEEP_CYCLES = 200_000
+
+
 def time_interleaved(calls, reps):
-    """Median milliseconds of each callable, samples interleaved."""
+    """Median milliseconds of each callable, samples interleaved, GPU time only (the start waits behind a sleep)."""
     for c in calls:
         for _ in range(3):
             c()
@@ -107,6 +115,7 @@ def time_interleaved(calls, reps):
     for _ in range(reps):
         for i, c in enumerate(calls):
             a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+            torch.cuda._sleep(SLEEP_CYCLES)
             a.record()
             c()
             b.record()
@@ -121,23 +130,31 @@ def speed(lib, n, reps, types=("f32", "bf16", "f16")):
     for dtype, tname in ((torch.float32, "f32"), (torch.bfloat16, "bf16"), (torch.float16, "f16")):
         if tname not in types:
             continue
-        x = torch.randn(n, device="cuda", dtype=dtype, generator=gen)
-        g = torch.randn(n, device="cuda", dtype=dtype, generator=gen)
-        y = torch.empty_like(x)
-        y.fill_(-1.5)
-        es = x.element_size()
-        copy = lambda: y.copy_(x)  # noqa: E731
-        for direction, arrays in (("forward", 2), ("backward", 3)):
-            for form in FORMS:
-                ms_ours, ms_torch, ms_copy = time_interleaved(
-                    [ours(lib, direction, x, g, y, form), theirs(direction, x, g, form), copy], reps)
-                copy_gbps = 2 * n * es / (ms_copy * 1e6)
-                gbps = arrays * n * es / (ms_ours * 1e6)
-                rows.append(dict(kernel=f"{direction}/{form}", type=tname, ms=ms_ours, gbps=gbps,
-                                 pct_copy=100 * gbps / copy_gbps, copy_gbps=copy_gbps, torch_ms=ms_torch,
-                                 torch_gbps=arrays * n * es / (ms_torch * 1e6), ratio=ms_torch / ms_ours,
-                                 composed=form == "sigmoid"))
-        del x, g, y
+        for dist in ("normal", "uniform"):
+            if dist == "normal":
+                x = torch.randn(n, device="cuda", dtype=dtype, generator=gen)
+            else:
+                x = (torch.rand(n, device="cuda", dtype=torch.float32, generator=gen) * 20 - 10).to(dtype)
+            g = torch.randn(n, device="cuda", dtype=dtype, generator=gen)
+            y = torch.empty_like(x)
+            y.fill_(-1.5)
+            es = x.element_size()
+            memcpy = lambda: y.copy_(x)  # noqa: E731  (cudaMemcpyAsync, device to device)
+            sm_copy = lambda: torch.neg(x, out=y)  # noqa: E731  (an elementwise kernel on the SMs, the same bytes)
+            for direction, arrays in (("forward", 2), ("backward", 3)):
+                for form in FORMS:
+                    ms_ours, ms_torch, ms_memcpy, ms_sm = time_interleaved(
+                        [ours(lib, direction, x, g, y, form), theirs(direction, x, g, form), memcpy, sm_copy], reps)
+                    ms_copy = min(ms_memcpy, ms_sm)
+                    copy_gbps = 2 * n * es / (ms_copy * 1e6)
+                    gbps = arrays * n * es / (ms_ours * 1e6)
+                    rows.append(dict(kernel=f"{direction}/{form}", type=tname, dist=dist, ms=ms_ours, gbps=gbps,
+                                     pct_copy=100 * gbps / copy_gbps, copy_gbps=copy_gbps,
+                                     memcpy_gbps=2 * n * es / (ms_memcpy * 1e6),
+                                     sm_copy_gbps=2 * n * es / (ms_sm * 1e6), torch_ms=ms_torch,
+                                     torch_gbps=arrays * n * es / (ms_torch * 1e6), ratio=ms_torch / ms_ours,
+                                     composed=form == "sigmoid"))
+            del x, g, y
         torch.cuda.empty_cache()
     return rows
 
@@ -314,11 +331,11 @@ def main():
     for line in acc:
         print(line)
     print()
-    print(f"| kernel | type | ours ms | ours GB/s | % of copy | PyTorch ms | ours / PyTorch speed |")
-    print(f"|---|---|---:|---:|---:|---:|---:|")
+    print("| kernel | type | x | ours ms | ours GB/s | % of the faster copy | PyTorch ms | ours / PyTorch speed |")
+    print("|---|---|---|---:|---:|---:|---:|---:|")
     for r in rows:
         mark = " (composed)" if r["composed"] else ""
-        print(f"| {r['kernel']} | {r['type']} | {r['ms']:.4f} | {r['gbps']:.0f} | {r['pct_copy']:.1f}% | "
+        print(f"| {r['kernel']} | {r['type']} | {r['dist']} | {r['ms']:.4f} | {r['gbps']:.0f} | {r['pct_copy']:.1f}% | "
               f"{r['torch_ms']:.4f}{mark} | {r['ratio']:.2f}x |")
     if fused_rows:
         print()
@@ -330,8 +347,11 @@ def main():
                   f"{r['torch_ms']:.4f} | {r['ratio']:.2f}x | {r['rel']:.1e} |")
     if fused_error:
         print(f"torch_compare: the fused comparison FAILED: {fused_error}")
-    copies = sorted({(r['type'], round(r['copy_gbps'])) for r in rows})
-    print("copy GB/s (median per type): " + ", ".join(f"{t} {g}" for t, g in copies))
+    for t in sorted({r["type"] for r in rows}):
+        memcpy_gbps = statistics.median(r["memcpy_gbps"] for r in rows if r["type"] == t)
+        sm_gbps = statistics.median(r["sm_copy_gbps"] for r in rows if r["type"] == t)
+        print(f"copy GB/s, {t} (median of the samples' medians): cudaMemcpyAsync {memcpy_gbps:.0f}, "
+              f"SM kernel (torch.neg) {sm_gbps:.0f}")
     return 1 if fused_error else 0
 
 
