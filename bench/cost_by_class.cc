@@ -35,6 +35,7 @@
 #include "bench/baseline_library.h"
 #include "gelu/gelu.h"
 #include "hwy/targets.h"
+#include "src/common/functions.h"
 
 namespace {
 
@@ -126,22 +127,27 @@ constexpr size_t kNumClasses = std::size(kClasses);
 
 enum class Type { kF32, kBf16, kF16 };
 struct Function {
-  const char* name;
+  std::string name;  // a column's heading, 8 characters at most
   Type type;
   bool backward;
   gelu_approximate form;
 };
-constexpr Function kF32Functions[] = {{"fwd none", Type::kF32, false, GELU_APPROXIMATE_NONE},
-                                      {"fwd tanh", Type::kF32, false, GELU_APPROXIMATE_TANH},
-                                      {"fwd sigm", Type::kF32, false, GELU_APPROXIMATE_SIGMOID},
-                                      {"bwd none", Type::kF32, true, GELU_APPROXIMATE_NONE},
-                                      {"bwd tanh", Type::kF32, true, GELU_APPROXIMATE_TANH},
-                                      {"bwd sigm", Type::kF32, true, GELU_APPROXIMATE_SIGMOID}};
+// The float32 columns: every form of the function table, forward then backward ("fwd none", ..., "bwd sigm").
+std::vector<Function> F32Functions() {
+  std::vector<Function> fs;
+  for (const bool backward : {false, true}) {
+    for (const gelu_approximate form : gelu::common::kForms) {
+      fs.push_back({std::string(backward ? "bwd " : "fwd ") + std::string(gelu::common::kFormNames[form]).substr(0, 4),
+                    Type::kF32, backward, form});
+    }
+  }
+  return fs;
+}
 // The 16-bit columns (the exact form only, to keep the table narrow): add entries here for more.
-constexpr Function kHalfFunctions[] = {{"bf16 fwd", Type::kBf16, false, GELU_APPROXIMATE_NONE},
-                                       {"bf16 bwd", Type::kBf16, true, GELU_APPROXIMATE_NONE},
-                                       {"fp16 fwd", Type::kF16, false, GELU_APPROXIMATE_NONE},
-                                       {"fp16 bwd", Type::kF16, true, GELU_APPROXIMATE_NONE}};
+const Function kHalfFunctions[] = {{"bf16 fwd", Type::kBf16, false, GELU_APPROXIMATE_NONE},
+                                   {"bf16 bwd", Type::kBf16, true, GELU_APPROXIMATE_NONE},
+                                   {"fp16 fwd", Type::kF16, false, GELU_APPROXIMATE_NONE},
+                                   {"fp16 bwd", Type::kF16, true, GELU_APPROXIMATE_NONE}};
 
 // One class's inputs in every type; grad_out arrays only for the classes that set it (the rest share ones).
 struct Inputs {
@@ -185,7 +191,8 @@ gelu_status Call(const Library& lib, const Function& f, const Inputs& in, Output
 // Any status but GELU_OK ends the program before a table is printed: no partial figures.
 void CheckedCall(const Library& lib, const Function& f, size_t c, const Inputs& in, Outputs& out) {
   if (const gelu_status s = Call(lib, f, in, out); s != GELU_OK) {
-    std::fprintf(stderr, "cost_by_class: %s on %s returned %s\n", f.name, kClasses[c].name, gelu_status_string(s));
+    std::fprintf(stderr, "cost_by_class: %s on %s returned %s\n", f.name.c_str(), kClasses[c].name,
+                 gelu_status_string(s));
     std::exit(1);
   }
 }
@@ -240,7 +247,7 @@ std::string Escaped(const char* name) {
 void PrintTable(const std::string& target, const std::vector<Function>& fs, const Seconds& s) {
   std::printf("\n%s: first row the N(0,1) cost in ns per element; the rest that function's cost on the class over "
               "its cost on N(0,1)\n\n| %-24s |", target.c_str(), "class");
-  for (const Function& f : fs) std::printf(" %8s |", f.name);
+  for (const Function& f : fs) std::printf(" %8s |", f.name.c_str());
   std::printf("\n|--------------------------|");
   for (size_t f = 0; f < fs.size(); ++f) std::printf("---------:|");
   std::printf("\n| %-24s |", "N(0,1) ns/element");
@@ -259,7 +266,7 @@ void PrintTable(const std::string& target, const std::vector<Function>& fs, cons
 void PrintAgainstBaseline(const std::string& target, const std::vector<Function>& fs, const Measured& m) {
   std::printf("\n%s: the baseline's time over this build's, same class and function (> 1: this build is faster)"
               "\n\n| %-24s |", target.c_str(), "class");
-  for (const Function& f : fs) std::printf(" %8s |", f.name);
+  for (const Function& f : fs) std::printf(" %8s |", f.name.c_str());
   std::printf("\n|--------------------------|");
   for (size_t f = 0; f < fs.size(); ++f) std::printf("---------:|");
   for (size_t c = 0; c < kNumClasses; ++c) {
@@ -332,7 +339,7 @@ int main(int argc, char** argv) {
     inputs[c].g32 = Fill<float>(k.grad_out, kF32, c + 1000);  // another seed: grad_out independent of x
     for (int h = 0; h < 2; ++h) inputs[c].g16[h] = Fill<uint16_t>(k.grad_out, kHalfFormats[h], c + 1000);
   }
-  std::vector<Function> fs(std::begin(kF32Functions), std::end(kF32Functions));
+  std::vector<Function> fs = F32Functions();
   fs.insert(fs.end(), std::begin(kHalfFunctions), std::end(kHalfFunctions));
 
   // The best target is what the library dispatches to unforced; AVX2 is forced (when the CPU has it and it is not

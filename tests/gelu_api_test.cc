@@ -141,7 +141,9 @@ TEST(CApi, DtypeEntryPointsAreTheTypedFunctions) {
         std::memcpy(&g[i * 2], &gh, 2);
       }
     }
-    for (const gelu_approximate a : {GELU_APPROXIMATE_NONE, GELU_APPROXIMATE_TANH, GELU_APPROXIMATE_SIGMOID}) {
+    // Every form the C API names (its values run from 0 up to the first without a name).
+    for (int form = 0; gelu_approximate_name(static_cast<gelu_approximate>(form)) != nullptr; ++form) {
+      const auto a = static_cast<gelu_approximate>(form);
       for (const bool backward : {false, true}) {
         gelu_status typed_status = GELU_OK;
         const auto* xp = x.data();

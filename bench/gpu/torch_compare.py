@@ -50,8 +50,11 @@ except ImportError as e:  # the script is optional in check.sh
 
 GELU_OK = 0
 TYPE_NAMES = {torch.float32: "f32", torch.bfloat16: "bf16", torch.float16: "f16"}  # the library's suffixes
-# Spelled here, not read from the function table: the forms timed against PyTorch, each with a twin in theirs().
-FORMS = ["none", "tanh", "sigmoid"]  # gelu_approximate's order: FORMS.index(form) is the value passed to the library
+# The forms of the library's function table, in gelu_approximate's order: FORMS.index(form) is the value passed to the
+# library (bench/function_table.py reads src/common/functions.h; this script runs in the repository). theirs() has
+# PyTorch's twin of each: F.gelu's approximate=, or the composed expression of a form PyTorch lacks.
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from function_table import FORMS  # noqa: E402
 
 
 def load(path):

@@ -40,9 +40,12 @@ def mills(t):  # Phi(-t) e^{t^2/2}
 
 
 def sigmoid_parts(form, t):
+    """z(t) and z'(t) of a form x sigmoid(z(x)); one case per form, an unknown one refused (not fitted as another)."""
     if form == "Tanh":
         return K2 * (t + C3 * t**3), K2 * (1 + 3 * C3 * t**2)
-    return SIG * t, SIG
+    if form == "Sigmoid":
+        return SIG * t, SIG
+    raise ValueError(f"tail_intervals: no sigmoid argument for form {form!r}")
 
 
 def fitted(name, t):
