@@ -489,6 +489,42 @@ TEST_P(GeluF32Test, BackwardWithRandomGradOut) {
   }
 }
 
+// The double path's far lanes (|x| > DoublePathForm<form>::FarFrom(derivative), src/common/gelu_in_double.inc): a
+// vector of them returns DoublePathFar's selected values instead of evaluating, which must be the bits the scalar
+// double path computes there (it evaluates every lane). The double-lane targets (no FMA) then agree with it bit for
+// bit, since no rounding is left; so do the float-core targets, whose far lanes are selected too (TailZeroOrNaN,
+// TailIdentity). Every 65,537th float beyond the point, both signs, the point's neighbour, FLT_MAX and inf; the
+// backward with grad_out of every class (random bits: NaN, inf, subnormal, zero included).
+TEST_P(GeluF32Test, FarLanesGiveTheScalarDoublePathsBits) {
+  std::mt19937 rng(7);
+  for (const Function& fn : F32FormFunctions()) {
+    const auto a = static_cast<gelu_approximate>(fn.form());
+    const bool derivative = fn.backward();
+    const double far = gelu::common::VisitForm(fn.form(), [&](auto k) {
+      return gelu::common::DoublePathForm<decltype(k)::value>::FarFrom(derivative);
+    });
+    std::vector<float> x;
+    const uint32_t first = Bits(std::nextafter(static_cast<float>(far), HUGE_VALF)), inf = Bits(HUGE_VALF);
+    for (uint32_t b = first; b < inf; b += 65537) x.insert(x.end(), {std::bit_cast<float>(b), -std::bit_cast<float>(b)});
+    x.insert(x.end(), {std::bit_cast<float>(first), -std::bit_cast<float>(first), FLT_MAX, -FLT_MAX, HUGE_VALF,
+                       -HUGE_VALF});
+    std::vector<float> y(x.size()), g(x.size());
+    for (float& v : g) v = std::bit_cast<float>(static_cast<uint32_t>(rng()));
+    ASSERT_EQ(derivative ? gelu_backward_f32(g.data(), x.data(), y.data(), x.size(), a)
+                         : gelu_forward_f32(x.data(), y.data(), x.size(), a),
+              GELU_OK);
+    size_t differ = 0;
+    float first_x = 0;
+    for (size_t i = 0; i < x.size(); ++i) {
+      const float s = derivative ? gelu::common::BackwardF32ViaDoublePath(g[i], x[i], fn.form())
+                                 : gelu::common::ForwardF32ViaDoublePath(x[i], fn.form());
+      if (Bits(s) != Bits(y[i]) && !(std::isnan(s) && std::isnan(y[i])) && differ++ == 0) first_x = x[i];
+    }
+    EXPECT_EQ(differ, 0u) << fn.name << ": " << differ << " of " << x.size() << " far inputs differ, first at x="
+                          << std::hexfloat << first_x;
+  }
+}
+
 TEST_P(GeluF32Test, SharedScalarPathAgreesWithVectorKernels) {
   std::mt19937 rng(99);
   std::vector<float> x;
